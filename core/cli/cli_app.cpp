@@ -1,0 +1,36 @@
+#include "core/cli/cli_app.h"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "core/cli/cli_error.h"
+
+namespace nova {
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"nova: the headless Nova Studio (intake, profiling, generation, validation, export)"};
+  app.set_version_flag("--version", std::string("nova ") + NOVA_VERSION);
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "log debug messages to stderr");
+  app.parse_complete_callback([&] { spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn); });
+
+  add_doctor_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const CliError& e) {
+    std::cerr << "nova: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "nova: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace nova

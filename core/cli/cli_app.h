@@ -1,0 +1,18 @@
+#pragma once
+// The `nova` command line: one subcommand per file in core/cli/ (doctor_command.cpp, ...),
+// each registered by an add_*_command function called from run_cli().
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace nova {
+
+int run_cli(int argc, char** argv);
+
+// Registration functions, one per subcommand file.
+void add_doctor_command(CLI::App& app);
+
+}  // namespace nova

@@ -1,0 +1,36 @@
+#pragma once
+// Settings shared by the studio and the CLI: which Python runs the workers, where the
+// CUDA toolkit is, recently opened models. Stored as JSON in the user's config folder
+// ($XDG_CONFIG_HOME/nova/settings.json), so `nova` and `nova-studio` agree.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nova {
+
+struct Settings {
+  std::string python;             // empty: resolved by default_python()
+  std::string cuda_toolkit;       // empty: the toolkit found at build time
+  std::vector<std::string> recent_models;
+  std::string default_generator = "builtin";
+
+  static std::filesystem::path default_path();
+  // Loads settings; a missing file gives defaults, a malformed one throws std::runtime_error
+  // naming the file (the caller decides whether to reset it).
+  static Settings load(const std::filesystem::path& path = default_path());
+  // Writes atomically (temp file + rename) so a crash never leaves half a file.
+  void save(const std::filesystem::path& path = default_path()) const;
+
+  // The interpreter workers use: `python` if set, else $NOVA_PYTHON, else the venv made by
+  // packaging/setup-deps.sh, else python3 from PATH.
+  std::string resolved_python() const;
+  std::string resolved_cuda_toolkit() const;
+  void add_recent(const std::string& model_path, std::size_t keep = 10);
+};
+
+void to_json(nlohmann::json& j, const Settings& s);
+void from_json(const nlohmann::json& j, Settings& s);
+
+}  // namespace nova

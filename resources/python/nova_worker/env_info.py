@@ -1,0 +1,47 @@
+"""Facts about this interpreter and its torch, as JSON: used by `nova doctor` and by the worker's
+handshake. Never raises: a missing or broken torch is reported, not thrown."""
+
+import json
+import platform
+import sys
+
+
+def collect():
+    info = {
+        "executable": sys.executable,
+        "python": platform.python_version(),
+        "torch_ok": False,
+        "torch": "",
+        "torch_cuda": "",
+        "torch_error": "",
+        "cuda_available": False,
+        "devices": [],
+    }
+    try:
+        import torch
+    except Exception as exc:  # ImportError, or a broken install raising anything
+        info["torch_error"] = f"{type(exc).__name__}: {exc}"
+        return info
+    info["torch_ok"] = True
+    info["torch"] = torch.__version__
+    info["torch_cuda"] = torch.version.cuda or ""
+    try:
+        info["cuda_available"] = bool(torch.cuda.is_available())
+        if info["cuda_available"]:
+            for i in range(torch.cuda.device_count()):
+                p = torch.cuda.get_device_properties(i)
+                info["devices"].append(
+                    {"index": i, "name": p.name, "capability": [p.major, p.minor],
+                     "memory_bytes": p.total_memory, "sm_count": p.multi_processor_count})
+    except Exception as exc:
+        info["torch_error"] = f"CUDA query failed: {type(exc).__name__}: {exc}"
+    return info
+
+
+def main():
+    json.dump(collect(), sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,17 @@
+#pragma once
+// Paths the tests read: recorded fixtures, the shared example set (../shared beside the clone,
+// or $NOVA_SHARED), and a scratch folder per test run.
+#include <filesystem>
+#include <string>
+
+namespace nova::test {
+
+std::filesystem::path fixtures_dir();
+std::filesystem::path shared_dir();
+std::filesystem::path shared_examples_dir();
+std::filesystem::path repo_examples_dir();
+// A fresh, empty folder under the build tree for this test.
+std::filesystem::path scratch_dir(const std::string& name);
+std::filesystem::path nova_binary();  // the built `nova` executable
+
+}  // namespace nova::test
