@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "core/cli/cli_error.h"
 
@@ -15,7 +15,8 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "log debug messages to stderr");
-  app.parse_complete_callback([&] { spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn); });
+  app.parse_complete_callback(
+      [&] { spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn); });
 
   add_doctor_command(app);
 

@@ -66,10 +66,6 @@ std::string nvcc_version(const std::string& toolkit) {
 
 }  // namespace
 
-#ifndef NOVA_HAVE_LIBTORCH
-void probe_libtorch(DoctorReport& report) { report.libtorch_linked = false; }
-#endif
-
 DoctorReport collect_doctor_report(const DoctorOptions& options) {
   DoctorReport r;
   r.nova_version = NOVA_VERSION;
@@ -82,8 +78,7 @@ DoctorReport collect_doctor_report(const DoctorOptions& options) {
 
   // The Python probe is the slow part (importing torch): run it while the rest is collected.
   std::optional<std::thread> py_thread;
-  if (options.probe_python)
-    py_thread.emplace([&] { r.python = probe_python(options.python); });
+  if (options.probe_python) py_thread.emplace([&] { r.python = probe_python(options.python); });
 
   probe_cuda_driver(r);
   cudaRuntimeGetVersion(&r.runtime_version);
@@ -102,17 +97,19 @@ DoctorReport collect_doctor_report(const DoctorOptions& options) {
 
   // What is missing, and what it means for the user.
   if (!r.has_gpu())
-    r.notes.push_back(fmt::format(
-        "no CUDA device ({}): intake, generation and export work; profiling, validation and "
-        "benchmarks need a GPU.",
-        r.driver_error.empty() ? "none found" : r.driver_error));
+    r.notes.push_back(
+        fmt::format("no CUDA device ({}): intake, generation and export work; profiling, validation and "
+                    "benchmarks need a GPU.",
+                    r.driver_error.empty() ? "none found" : r.driver_error));
   if (r.has_gpu() && r.driver_version > 0 && r.driver_version < r.runtime_version)
-    r.notes.push_back(fmt::format("the driver supports CUDA {} but nova was built with CUDA {}: update the driver.",
-                                  version_string(r.driver_version), version_string(r.runtime_version)));
+    r.notes.push_back(
+        fmt::format("the driver supports CUDA {} but nova was built with CUDA {}: update the driver.",
+                    version_string(r.driver_version), version_string(r.runtime_version)));
   if (r.nvcc_version.empty())
-    r.notes.push_back(fmt::format("nvcc not found under {}: the full (extension) build path and export "
-                                  "need it; set the CUDA toolkit in the settings.",
-                                  r.cuda_toolkit));
+    r.notes.push_back(
+        fmt::format("nvcc not found under {}: the full (extension) build path and export "
+                    "need it; set the CUDA toolkit in the settings.",
+                    r.cuda_toolkit));
   if (options.probe_python) {
     if (!r.python.ran)
       r.notes.push_back("the worker Python does not run (" + r.python.error +
@@ -126,7 +123,8 @@ DoctorReport collect_doctor_report(const DoctorOptions& options) {
                         " does not see the GPU: it may be a CPU-only build.");
   }
   if (!r.libtorch_linked)
-    r.notes.push_back("LibTorch is not linked into this build (configure with torch's cmake prefix path).");
+    r.notes.push_back("LibTorch is not available to this build (configure with torch's cmake prefix path)" +
+                      (r.libtorch_version.empty() ? std::string(".") : ": " + r.libtorch_version));
   return r;
 }
 
@@ -147,17 +145,18 @@ std::string DoctorReport::to_text() const {
     o << fmt::format("              SM clock up to {} MHz, memory clock {} MHz, {}-bit bus, PCI {}\n",
                      g.sm_clock_khz / 1000, g.memory_clock_khz / 1000, g.memory_bus_bits, g.pci_bus_id);
   }
-  o << fmt::format("  CUDA        runtime {} (built with), toolkit {} (nvcc {})\n", version_string(runtime_version),
-                   cuda_toolkit, nvcc_version.empty() ? "missing" : nvcc_version);
+  o << fmt::format("  CUDA        runtime {} (built with), toolkit {} (nvcc {})\n",
+                   version_string(runtime_version), cuda_toolkit,
+                   nvcc_version.empty() ? "missing" : nvcc_version);
   std::string archs;
   for (int a : nvrtc_archs) archs += fmt::format("{}sm_{}", archs.empty() ? "" : " ", a);
   o << fmt::format("  NVRTC       {}.{}, architectures: {}\n", nvrtc_major, nvrtc_minor, archs);
   o << fmt::format("  CUPTI       API version {}\n", cupti_version);
   if (libtorch_linked)
-    o << fmt::format("  LibTorch    {} (linked), CUDA {}, {} device(s)\n", libtorch_version,
+    o << fmt::format("  LibTorch    {} (plugin loaded), CUDA {}, {} device(s)\n", libtorch_version,
                      libtorch_cuda ? "available" : "not available", libtorch_devices);
   else
-    o << "  LibTorch    not linked\n";
+    o << "  LibTorch    not available\n";
   if (!python.interpreter.empty()) {
     if (python.ran) {
       o << fmt::format("  Python      {} ({})\n", python.version, python.executable);
@@ -182,31 +181,53 @@ std::string DoctorReport::to_text() const {
 }
 
 void to_json(nlohmann::json& j, const GpuInfo& g) {
-  j = {{"index", g.index}, {"name", g.name}, {"arch", g.arch()},
-       {"compute_capability", {g.cc_major, g.cc_minor}}, {"sm_count", g.sm_count},
-       {"memory_bytes", g.memory_bytes}, {"l2_bytes", g.l2_bytes}, {"sm_clock_khz", g.sm_clock_khz},
-       {"memory_clock_khz", g.memory_clock_khz}, {"memory_bus_bits", g.memory_bus_bits},
+  j = {{"index", g.index},
+       {"name", g.name},
+       {"arch", g.arch()},
+       {"compute_capability", {g.cc_major, g.cc_minor}},
+       {"sm_count", g.sm_count},
+       {"memory_bytes", g.memory_bytes},
+       {"l2_bytes", g.l2_bytes},
+       {"sm_clock_khz", g.sm_clock_khz},
+       {"memory_clock_khz", g.memory_clock_khz},
+       {"memory_bus_bits", g.memory_bus_bits},
        {"pci_bus_id", g.pci_bus_id}};
 }
 
 void to_json(nlohmann::json& j, const PythonInfo& p) {
-  j = {{"interpreter", p.interpreter}, {"ran", p.ran}, {"error", p.error},
-       {"executable", p.executable}, {"version", p.version}, {"torch_ok", p.torch_ok},
-       {"torch_version", p.torch_version}, {"torch_cuda", p.torch_cuda}, {"torch_error", p.torch_error},
-       {"cuda_available", p.cuda_available}, {"cuda_devices", p.cuda_devices}};
+  j = {{"interpreter", p.interpreter},
+       {"ran", p.ran},
+       {"error", p.error},
+       {"executable", p.executable},
+       {"version", p.version},
+       {"torch_ok", p.torch_ok},
+       {"torch_version", p.torch_version},
+       {"torch_cuda", p.torch_cuda},
+       {"torch_error", p.torch_error},
+       {"cuda_available", p.cuda_available},
+       {"cuda_devices", p.cuda_devices}};
 }
 
 void to_json(nlohmann::json& j, const DoctorReport& r) {
   j = {{"nova_version", r.nova_version},
-       {"os", r.os}, {"kernel", r.kernel}, {"cpu", r.cpu}, {"cpu_cores", r.cpu_cores},
+       {"os", r.os},
+       {"kernel", r.kernel},
+       {"cpu", r.cpu},
+       {"cpu_cores", r.cpu_cores},
        {"memory_bytes", r.memory_bytes},
        {"driver", {{"loaded", r.driver_loaded}, {"version", r.driver_version}, {"error", r.driver_error}}},
        {"gpus", r.gpus},
-       {"cuda", {{"runtime_version", r.runtime_version}, {"toolkit", r.cuda_toolkit}, {"nvcc_version", r.nvcc_version}}},
+       {"cuda",
+        {{"runtime_version", r.runtime_version},
+         {"toolkit", r.cuda_toolkit},
+         {"nvcc_version", r.nvcc_version}}},
        {"nvrtc", {{"version", fmt::format("{}.{}", r.nvrtc_major, r.nvrtc_minor)}, {"archs", r.nvrtc_archs}}},
        {"cupti", {{"api_version", r.cupti_version}}},
-       {"libtorch", {{"linked", r.libtorch_linked}, {"version", r.libtorch_version},
-                     {"cuda_available", r.libtorch_cuda}, {"devices", r.libtorch_devices}}},
+       {"libtorch",
+        {{"linked", r.libtorch_linked},
+         {"version", r.libtorch_version},
+         {"cuda_available", r.libtorch_cuda},
+         {"devices", r.libtorch_devices}}},
        {"python", r.python},
        {"notes", r.notes}};
 }

@@ -18,7 +18,7 @@ struct GpuInfo {
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
   int l2_bytes = 0;
-  int sm_clock_khz = 0;       // maximum SM clock the driver reports
+  int sm_clock_khz = 0;  // maximum SM clock the driver reports
   int memory_clock_khz = 0;
   int memory_bus_bits = 0;
   std::string pci_bus_id;
@@ -26,9 +26,9 @@ struct GpuInfo {
 };
 
 struct PythonInfo {
-  std::string interpreter;     // as configured
-  bool ran = false;            // the interpreter started and answered
-  std::string error;           // why not, in a sentence
+  std::string interpreter;  // as configured
+  bool ran = false;         // the interpreter started and answered
+  std::string error;        // why not, in a sentence
   std::string executable, version;
   bool torch_ok = false;
   std::string torch_version, torch_cuda, torch_error;
@@ -42,17 +42,17 @@ struct DoctorReport {
   int cpu_cores = 0;
   std::uint64_t memory_bytes = 0;
 
-  bool driver_loaded = false;       // libcuda.so.1 found
-  std::string driver_error;         // e.g. "libcuda.so.1 not found" or a cuInit error
-  int driver_version = 0;           // e.g. 13000
+  bool driver_loaded = false;  // libcuda.so.1 found
+  std::string driver_error;    // e.g. "libcuda.so.1 not found" or a cuInit error
+  int driver_version = 0;      // e.g. 13000
   std::vector<GpuInfo> gpus;
 
-  int runtime_version = 0;          // cudart nova was built with
-  std::string cuda_toolkit;         // path used for nvcc builds
-  std::string nvcc_version;         // empty if nvcc is missing
+  int runtime_version = 0;   // cudart nova was built with
+  std::string cuda_toolkit;  // path used for nvcc builds
+  std::string nvcc_version;  // empty if nvcc is missing
   int nvrtc_major = 0, nvrtc_minor = 0;
-  std::vector<int> nvrtc_archs;     // e.g. 75, 80, ..., 90, 100, 120
-  int cupti_version = 0;            // CUPTI API version
+  std::vector<int> nvrtc_archs;  // e.g. 75, 80, ..., 90, 100, 120
+  int cupti_version = 0;         // CUPTI API version
 
   bool libtorch_linked = false;
   std::string libtorch_version;

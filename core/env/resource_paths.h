@@ -7,8 +7,8 @@
 namespace nova {
 
 std::filesystem::path resources_dir();
-std::filesystem::path python_package_dir();   // resources/python: goes on the workers' PYTHONPATH
-std::filesystem::path examples_dir();         // resources/examples
+std::filesystem::path python_package_dir();  // resources/python: goes on the workers' PYTHONPATH
+std::filesystem::path examples_dir();        // resources/examples
 std::filesystem::path kernels_dir();
 // The default worker interpreter: $NOVA_PYTHON, the setup script's venv, or python3.
 std::string default_python();

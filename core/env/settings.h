@@ -11,8 +11,8 @@
 namespace nova {
 
 struct Settings {
-  std::string python;             // empty: resolved by default_python()
-  std::string cuda_toolkit;       // empty: the toolkit found at build time
+  std::string python;        // empty: resolved by default_python()
+  std::string cuda_toolkit;  // empty: the toolkit found at build time
   std::vector<std::string> recent_models;
   std::string default_generator = "builtin";
 

@@ -7,13 +7,20 @@ using nlohmann::json;
 
 std::string to_string(OpClass c) {
   switch (c) {
-    case OpClass::Convolution: return "convolution";
-    case OpClass::Matmul: return "matmul";
-    case OpClass::Elementwise: return "elementwise";
-    case OpClass::Reduction: return "reduction";
-    case OpClass::Normalization: return "normalization";
-    case OpClass::DataMovement: return "data_movement";
-    case OpClass::Other: return "other";
+    case OpClass::Convolution:
+      return "convolution";
+    case OpClass::Matmul:
+      return "matmul";
+    case OpClass::Elementwise:
+      return "elementwise";
+    case OpClass::Reduction:
+      return "reduction";
+    case OpClass::Normalization:
+      return "normalization";
+    case OpClass::DataMovement:
+      return "data_movement";
+    case OpClass::Other:
+      return "other";
   }
   return "other";
 }
@@ -65,9 +72,18 @@ void from_json(const json& j, NodeArg& a) {
 }
 
 void to_json(json& j, const GraphNode& n) {
-  j = {{"id", n.id}, {"target", n.target}, {"op", n.op}, {"op_class", to_string(n.op_class)},
-       {"args", n.args}, {"outputs", n.outputs}, {"scope", n.scope}, {"scope_type", n.scope_type},
-       {"file", n.file}, {"line", n.line}, {"source_text", n.source_text}, {"flops", n.flops},
+  j = {{"id", n.id},
+       {"target", n.target},
+       {"op", n.op},
+       {"op_class", to_string(n.op_class)},
+       {"args", n.args},
+       {"outputs", n.outputs},
+       {"scope", n.scope},
+       {"scope_type", n.scope_type},
+       {"file", n.file},
+       {"line", n.line},
+       {"source_text", n.source_text},
+       {"flops", n.flops},
        {"bytes", n.bytes}};
 }
 void from_json(const json& j, GraphNode& n) {
@@ -97,15 +113,17 @@ void from_json(const json& j, ParamInfo& p) {
 }
 
 void to_json(json& j, const FusionGroup& g) {
-  j = {{"id", g.id}, {"kind", g.kind}, {"anchor", g.anchor ? json(*g.anchor) : json()},
-       {"nodes", g.nodes}, {"inputs", g.inputs}, {"outputs", g.outputs}, {"flops", g.flops},
-       {"bytes", g.bytes}, {"functional_source", g.functional_source}};
+  j = {{"id", g.id},       {"kind", g.kind},     {"anchor", g.anchor ? json(*g.anchor) : json()},
+       {"nodes", g.nodes}, {"inputs", g.inputs}, {"outputs", g.outputs},
+       {"flops", g.flops}, {"bytes", g.bytes},   {"functional_source", g.functional_source}};
 }
 void from_json(const json& j, FusionGroup& g) {
   g.id = j.at("id").get<int>();
   g.kind = j.value("kind", "");
-  if (j.contains("anchor") && !j.at("anchor").is_null()) g.anchor = j.at("anchor").get<int>();
-  else g.anchor.reset();
+  if (j.contains("anchor") && !j.at("anchor").is_null())
+    g.anchor = j.at("anchor").get<int>();
+  else
+    g.anchor.reset();
   g.nodes = j.value("nodes", std::vector<int>{});
   g.inputs = j.value("inputs", std::vector<std::string>{});
   g.outputs = j.value("outputs", std::vector<std::string>{});
@@ -115,11 +133,20 @@ void from_json(const json& j, FusionGroup& g) {
 }
 
 void to_json(json& j, const ModelGraph& g) {
-  j = {{"format", "nova.model_graph"}, {"version", 1},
-       {"model_path", g.model_path}, {"model_form", g.model_form}, {"capture_route", g.capture_route},
-       {"warnings", g.warnings}, {"inputs", g.inputs}, {"scalar_inputs", g.scalar_inputs},
-       {"outputs", g.outputs}, {"params", g.params}, {"nodes", g.nodes}, {"groups", g.groups},
-       {"saved_inputs", g.saved_inputs}, {"torch_version", g.torch_version}};
+  j = {{"format", "nova.model_graph"},
+       {"version", 1},
+       {"model_path", g.model_path},
+       {"model_form", g.model_form},
+       {"capture_route", g.capture_route},
+       {"warnings", g.warnings},
+       {"inputs", g.inputs},
+       {"scalar_inputs", g.scalar_inputs},
+       {"outputs", g.outputs},
+       {"params", g.params},
+       {"nodes", g.nodes},
+       {"groups", g.groups},
+       {"saved_inputs", g.saved_inputs},
+       {"torch_version", g.torch_version}};
 }
 void from_json(const json& j, ModelGraph& g) {
   if (j.value("format", "") != "nova.model_graph")

@@ -34,9 +34,9 @@ ChildProcess::~ChildProcess() {
 
 ChildProcess::Env ChildProcess::minimal_env() {
   Env env;
-  for (const char* key : {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "LD_LIBRARY_PATH",
-                          "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "NVIDIA_VISIBLE_DEVICES",
-                          "NVIDIA_DRIVER_CAPABILITIES"}) {
+  for (const char* key :
+       {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+        "CUDA_HOME", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES"}) {
     if (const char* v = std::getenv(key)) env[key] = v;
   }
   if (!env.count("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
@@ -94,15 +94,17 @@ void ChildProcess::start(const std::vector<std::string>& argv, const Env& env,
   fcntl(err_fd_, F_SETFL, O_NONBLOCK);
   if (n == sizeof child_errno) {
     reap(true);
-    throw std::runtime_error(
-        fmt::format("cannot start '{}': {}", argv[0], std::strerror(child_errno)));
+    throw std::runtime_error(fmt::format("cannot start '{}': {}", argv[0], std::strerror(child_errno)));
   }
 }
 
 bool ChildProcess::write_stdin(const std::string& data) {
   if (in_fd_ < 0) return false;
   // A dead reader must give EPIPE here, not kill the caller.
-  static const bool sigpipe_ignored = [] { std::signal(SIGPIPE, SIG_IGN); return true; }();
+  static const bool sigpipe_ignored = [] {
+    std::signal(SIGPIPE, SIG_IGN);
+    return true;
+  }();
   (void)sigpipe_ignored;
   size_t off = 0;
   while (off < data.size()) {
@@ -208,8 +210,8 @@ ExitStatus ChildProcess::terminate(milliseconds grace) {
   return *status_;
 }
 
-ProcessResult ChildProcess::run(const std::vector<std::string>& argv, const Env& env,
-                                milliseconds timeout, const std::string& stdin_data) {
+ProcessResult ChildProcess::run(const std::vector<std::string>& argv, const Env& env, milliseconds timeout,
+                                const std::string& stdin_data) {
   ChildProcess p;
   p.start(argv, env);
   p.write_stdin(stdin_data);

@@ -15,9 +15,9 @@ namespace nova {
 
 // How a child ended.
 struct ExitStatus {
-  bool exited = false;     // normal exit: code is valid
+  bool exited = false;  // normal exit: code is valid
   int code = -1;
-  int signal = 0;          // terminated by this signal (0 if none)
+  int signal = 0;                // terminated by this signal (0 if none)
   std::string describe() const;  // "exit code 1", "killed by SIGSEGV"
 };
 
@@ -39,8 +39,7 @@ class ChildProcess {
 
   // Starts argv[0] (searched on PATH) with exactly `env` as its environment.
   // Throws std::runtime_error if the program cannot be started.
-  void start(const std::vector<std::string>& argv, const Env& env,
-             const std::string& working_dir = {});
+  void start(const std::vector<std::string>& argv, const Env& env, const std::string& working_dir = {});
 
   bool running() const { return pid_ > 0 && !status_; }
   pid_t pid() const { return pid_; }

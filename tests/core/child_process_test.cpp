@@ -8,7 +8,8 @@ namespace nova {
 namespace {
 
 TEST(ChildProcess, CapturesOutputAndExitCode) {
-  auto r = ChildProcess::run({"sh", "-c", "echo out; echo err >&2; exit 3"}, ChildProcess::minimal_env(), 10s);
+  auto r =
+      ChildProcess::run({"sh", "-c", "echo out; echo err >&2; exit 3"}, ChildProcess::minimal_env(), 10s);
   EXPECT_FALSE(r.timed_out);
   EXPECT_TRUE(r.status.exited);
   EXPECT_EQ(r.status.code, 3);

@@ -1,0 +1,48 @@
+// nova-studio: the desktop studio. `nova-studio [MODEL.py]` opens a model at start.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+
+#include "core/env/settings.h"
+#include "ui/shell/main_window.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("Nova Studio");
+  QApplication::setApplicationVersion(NOVA_VERSION);
+  QApplication::setWindowIcon(QIcon(":/nova/nova.svg"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Nova Studio: fused CUDA kernels for PyTorch models");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption generator("generator", "generator for this session: builtin (default)", "name",
+                               "builtin");
+  parser.addOption(generator);
+  parser.addPositionalArgument("model", "a PyTorch model file to open");
+  parser.process(app);
+
+  nova::Settings settings;
+  QString settingsError;
+  try {
+    settings = nova::Settings::load();
+  } catch (const std::exception& e) {
+    settingsError = e.what();
+  }
+  if (parser.isSet(generator)) {
+    if (parser.value(generator) != "builtin") {
+      fprintf(stderr, "nova-studio: generator '%s' is not available in this version; use 'builtin'\n",
+              qPrintable(parser.value(generator)));
+      return 2;
+    }
+    settings.default_generator = "builtin";
+  }
+
+  nova::ui::MainWindow window(settings);
+  window.show();
+  if (!settingsError.isEmpty())
+    QMessageBox::warning(&window, "Settings",
+                         settingsError + "\nDefaults are used; saving will replace the file.");
+  if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
+  return app.exec();
+}

@@ -1,0 +1,91 @@
+// The studio shell on the offscreen platform: docks, placeholder messages, opening models,
+// recent files, settings round-trip, and a screenshot to look at.
+#include "ui/shell/main_window.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QMenuBar>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include "support/test_paths.h"
+#include "ui/shell/about_dialog.h"
+#include "ui/shell/placeholder_panel.h"
+
+namespace nova::ui {
+namespace {
+
+class MainWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::scratch_dir("main_window");
+    setenv("NOVA_SETTINGS", (dir_ / "settings.json").c_str(), 1);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(MainWindowTest, ShowsEveryStageDockWithItsPlaceholder) {
+  MainWindow w(Settings{});
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QStringList docks = w.dockNames();
+  for (const char* name : {"Hot ops", "Kernel editor", "Timeline", "Jobs", "Results"})
+    EXPECT_TRUE(docks.contains(name)) << name;
+  ASSERT_NE(w.panel("graph"), nullptr);
+  EXPECT_TRUE(w.panel("graph")->message().contains("Open a model to begin"));
+  QPixmap shot = w.grab();
+  EXPECT_FALSE(shot.isNull());
+  EXPECT_TRUE(shot.save(
+      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "main_window.png").string())));
+}
+
+TEST_F(MainWindowTest, OpeningAModelAddsItToRecentFilesAndPersists) {
+  auto model = test::repo_examples_dir() / "conv2d_min_add_multiply.py";
+  MainWindow w(Settings{});
+  QSignalSpy opened(&w, &MainWindow::modelOpened);
+  ASSERT_TRUE(w.openModel(QString::fromStdString(model.string())));
+  EXPECT_EQ(opened.count(), 1);
+  EXPECT_TRUE(w.windowTitle().startsWith("conv2d_min_add_multiply.py"));
+  Settings reloaded = Settings::load();
+  ASSERT_FALSE(reloaded.recent_models.empty());
+  EXPECT_EQ(reloaded.recent_models.front(), std::filesystem::canonical(model).string());
+}
+
+TEST_F(MainWindowTest, RefusesMissingAndNonPythonFilesWithAMessage) {
+  MainWindow w(Settings{});
+  QSignalSpy opened(&w, &MainWindow::modelOpened);
+  EXPECT_FALSE(w.openModel("/nonexistent/model.py"));
+  auto txt = dir_ / "notes.txt";
+  QFile f(QString::fromStdString(txt.string()));
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("x");
+  f.close();
+  EXPECT_FALSE(w.openModel(QString::fromStdString(txt.string())));
+  EXPECT_EQ(opened.count(), 0);
+  EXPECT_TRUE(w.currentModel().isEmpty());
+}
+
+TEST_F(MainWindowTest, AboutBoxShowsTheDoctorReport) {
+  MainWindow w(Settings{});
+  AboutDialog about(QString::fromStdString(Settings{}.resolved_python()), "/usr/local/cuda");
+  QSignalSpy ready(&about, &AboutDialog::reportReady);
+  ASSERT_TRUE(ready.wait(120000));
+  QString text = about.reportText();
+  EXPECT_TRUE(text.contains("NVRTC")) << text.toStdString();
+  EXPECT_TRUE(text.contains("CUPTI")) << text.toStdString();
+  EXPECT_TRUE(text.contains("Python")) << text.toStdString();
+}
+
+}  // namespace
+}  // namespace nova::ui
+
+int main(int argc, char** argv) {
+  // Test discovery runs this binary too: always offscreen, never a real display.
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

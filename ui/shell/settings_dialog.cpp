@@ -1,0 +1,111 @@
+#include "ui/shell/settings_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QStandardItemModel>
+#include <QThread>
+
+#include "core/doctor/doctor_report.h"
+#include "core/env/resource_paths.h"
+
+namespace nova::ui {
+
+SettingsDialog::SettingsDialog(const Settings& settings, QWidget* parent) : QDialog(parent), base_(settings) {
+  setWindowTitle(tr("Settings"));
+  auto* form = new QFormLayout;
+
+  python_ = new QLineEdit(QString::fromStdString(settings.python), this);
+  python_->setPlaceholderText(QString::fromStdString(default_python()));
+  python_->setObjectName("pythonEdit");
+  auto* browsePy = new QPushButton(tr("Browse…"), this);
+  checkButton_ = new QPushButton(tr("Check"), this);
+  auto* pyRow = new QHBoxLayout;
+  pyRow->addWidget(python_, 1);
+  pyRow->addWidget(browsePy);
+  pyRow->addWidget(checkButton_);
+  form->addRow(tr("Worker Python:"), pyRow);
+  pythonStatus_ = new QLabel(tr("Workers run your model with this interpreter; it needs torch."), this);
+  pythonStatus_->setWordWrap(true);
+  pythonStatus_->setObjectName("pythonStatus");
+  form->addRow(QString(), pythonStatus_);
+
+  toolkit_ = new QLineEdit(QString::fromStdString(settings.cuda_toolkit), this);
+  toolkit_->setPlaceholderText(QString::fromStdString(Settings{}.resolved_cuda_toolkit()));
+  auto* browseTk = new QPushButton(tr("Browse…"), this);
+  auto* tkRow = new QHBoxLayout;
+  tkRow->addWidget(toolkit_, 1);
+  tkRow->addWidget(browseTk);
+  form->addRow(tr("CUDA toolkit:"), tkRow);
+
+  generator_ = new QComboBox(this);
+  generator_->addItem(tr("Builtin fusion generator (offline)"), "builtin");
+  generator_->addItem(tr("LLM generator (not available in this version)"), "llm");
+  // The LLM generator is not built yet: show it, but do not let anyone pick it.
+  if (auto* model = qobject_cast<QStandardItemModel*>(generator_->model())) model->item(1)->setEnabled(false);
+  form->addRow(tr("Default generator:"), generator_);
+
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(buttons);
+
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(browsePy, &QPushButton::clicked, this, [this] {
+    QString f = QFileDialog::getOpenFileName(this, tr("Python interpreter"), python_->text());
+    if (!f.isEmpty()) python_->setText(f);
+  });
+  connect(browseTk, &QPushButton::clicked, this, [this] {
+    QString d = QFileDialog::getExistingDirectory(this, tr("CUDA toolkit folder"), toolkit_->text());
+    if (!d.isEmpty()) toolkit_->setText(d);
+  });
+  connect(checkButton_, &QPushButton::clicked, this, &SettingsDialog::checkPython);
+  connect(this, &SettingsDialog::pythonChecked, this, [this](const QString& summary, bool ok) {
+    pythonStatus_->setText(summary);
+    pythonStatus_->setStyleSheet(ok ? "color: #2e7d32" : "color: #c62828");
+    checkButton_->setEnabled(true);
+  });
+}
+
+Settings SettingsDialog::settings() const {
+  Settings s = base_;
+  s.python = python_->text().trimmed().toStdString();
+  s.cuda_toolkit = toolkit_->text().trimmed().toStdString();
+  s.default_generator = generator_->currentData().toString().toStdString();
+  return s;
+}
+
+void SettingsDialog::checkPython() {
+  checkButton_->setEnabled(false);
+  pythonStatus_->setText(tr("Checking…"));
+  std::string interpreter = settings().resolved_python();
+  QPointer<SettingsDialog> self(this);
+  // Importing torch takes seconds: never on the UI thread.
+  QThread* t = QThread::create([self, interpreter] {
+    PythonInfo info = probe_python(interpreter);
+    QString summary;
+    bool ok = info.ran && info.torch_ok;
+    if (!info.ran)
+      summary = QString::fromStdString(info.error);
+    else if (!info.torch_ok)
+      summary = tr("Python %1 runs, but torch cannot be imported: %2")
+                    .arg(QString::fromStdString(info.version), QString::fromStdString(info.torch_error));
+    else
+      summary = tr("Python %1, torch %2 (CUDA %3), GPU %4")
+                    .arg(QString::fromStdString(info.version), QString::fromStdString(info.torch_version),
+                         QString::fromStdString(info.torch_cuda.empty() ? "none" : info.torch_cuda),
+                         info.cuda_available ? tr("available") : tr("not available"));
+    if (self) emit self->pythonChecked(summary, ok);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
+}
+
+}  // namespace nova::ui

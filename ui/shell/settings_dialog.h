@@ -1,0 +1,36 @@
+#pragma once
+// Edits nova::Settings (the worker's Python interpreter, the CUDA toolkit, the default
+// generator) and can check the interpreter in the background before saving.
+#include <QDialog>
+
+#include "core/env/settings.h"
+
+class QLineEdit;
+class QComboBox;
+class QLabel;
+class QPushButton;
+
+namespace nova::ui {
+
+class SettingsDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit SettingsDialog(const Settings& settings, QWidget* parent = nullptr);
+  Settings settings() const;
+
+ public slots:
+  void checkPython();
+
+ signals:
+  void pythonChecked(const QString& summary, bool ok);
+
+ private:
+  Settings base_;
+  QLineEdit* python_;
+  QLineEdit* toolkit_;
+  QComboBox* generator_;
+  QLabel* pythonStatus_;
+  QPushButton* checkButton_;
+};
+
+}  // namespace nova::ui
