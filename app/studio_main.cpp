@@ -2,12 +2,14 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QTimer>
 
 #include "core/env/settings.h"
 #include "ui/shell/main_window.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
+  Q_INIT_RESOURCE(nova);  // resources/nova.qrc lives in the static nova_ui library
   QApplication::setApplicationName("Nova Studio");
   QApplication::setApplicationVersion(NOVA_VERSION);
   QApplication::setWindowIcon(QIcon(":/nova/nova.svg"));
@@ -19,6 +21,9 @@ int main(int argc, char** argv) {
   QCommandLineOption generator("generator", "generator for this session: builtin (default)", "name",
                                "builtin");
   parser.addOption(generator);
+  QCommandLineOption screenshot("screenshot", "save a picture of the window once the model is loaded, then quit",
+                                "file.png");
+  parser.addOption(screenshot);
   parser.addPositionalArgument("model", "a PyTorch model file to open");
   parser.process(app);
 
@@ -43,6 +48,17 @@ int main(int argc, char** argv) {
   if (!settingsError.isEmpty())
     QMessageBox::warning(&window, "Settings",
                          settingsError + "\nDefaults are used; saving will replace the file.");
-  if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
+  if (parser.isSet(screenshot)) {
+    // Grab once the studio has settled on the model (or failed to open it), then leave.
+    QString file = parser.value(screenshot);
+    auto grab = [&window, file] {
+      window.grab().save(file);
+      QApplication::quit();
+    };
+    QObject::connect(&window, &nova::ui::MainWindow::modelSettled, &window, [grab] { QTimer::singleShot(300, grab); });
+    if (parser.positionalArguments().isEmpty()) QTimer::singleShot(500, grab);
+  }
+  if (!parser.positionalArguments().isEmpty() && !window.openModel(parser.positionalArguments().first()))
+    if (parser.isSet(screenshot)) return 2;
   return app.exec();
 }

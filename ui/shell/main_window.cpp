@@ -150,7 +150,10 @@ bool MainWindow::openModel(const QString& path) {
   rebuildRecentMenu();
   setWindowTitle(tr("%1 — Nova Studio").arg(info.fileName()));
   statusBar()->showMessage(tr("Opened %1").arg(currentModel_));
+  panels_.value("graph")->setMessage(
+      tr("%1 is open. Graph capture (intake) is not part of this build yet.").arg(info.fileName()));
   emit modelOpened(currentModel_);
+  emit modelSettled(currentModel_, true);
   return true;
 }
 

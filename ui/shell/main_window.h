@@ -33,6 +33,8 @@ class MainWindow : public QMainWindow {
 
  signals:
   void modelOpened(const QString& path);
+  // The model's intake finished (or failed): every view shows its final state.
+  void modelSettled(const QString& path, bool ok);
 
  private:
   void buildMenus();

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The GPU-server recipe: builds the headless engine (nova_core, nova, the tests; no Qt) with the
+# LibTorch of the server's python3, runs every GPU test, and prints `nova doctor`.
+#
+#   packaging/gpu-server.sh [BUILD_DIR]          (default: build-headless)
+#
+# Servers without the small dev packages (SQLite headers, CLI11, dtl) can take them as Debian
+# .deb files in .carry/debs (packaging/fetch-server-debs.sh fetches them on a machine with apt);
+# they are unpacked into a private prefix, nothing is installed system-wide.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${1:-build-headless}"
+python="${NOVA_PYTHON:-python3}"
+torch_prefix="$("$python" -c 'import torch;print(torch.utils.cmake_prefix_path)')"
+prefix="$torch_prefix"
+extra=()
+
+if [ -d .carry/debs ] && ls .carry/debs/*.deb >/dev/null 2>&1; then
+  deps="${NOVA_DEPS_PREFIX:-/tmp/nova-deps}"
+  mkdir -p "$deps"
+  for deb in .carry/debs/*.deb; do dpkg -x "$deb" "$deps"; done
+  prefix="$prefix;$deps/usr"
+  # dtl and CLI11 are header-only; SQLite needs only its header beside the server's libsqlite3.so.0.
+  if [ ! -f /usr/include/sqlite3.h ] && [ -f "$deps/usr/include/sqlite3.h" ]; then
+    lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null || true)
+    [ -n "$lib" ] || lib="$deps/usr/lib/x86_64-linux-gnu/libsqlite3.a"
+    extra+=(-DSQLite3_INCLUDE_DIR="$deps/usr/include" -DSQLite3_LIBRARY="$lib")
+  fi
+  extra+=(-DCMAKE_INCLUDE_PATH="$deps/usr/include")
+fi
+
+cmake -S . -B "$build" -G Ninja -DNOVA_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_PREFIX_PATH="$prefix" "${extra[@]}"
+cmake --build "$build" -j "$(nproc)"
+ctest --test-dir "$build" -L gpu --output-on-failure
+"$build/app/nova" doctor --python "$python"
