@@ -1,0 +1,131 @@
+#include "core/build/nvrtc_compiler.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include "core/env/resource_paths.h"
+
+namespace nova {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file_atomic(const fs::path& p, const std::string& data) {
+  fs::path tmp = p;
+  tmp += fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out.flush()) return;  // a cache that cannot be written is only slower
+  }
+  std::error_code ec;
+  fs::rename(tmp, p, ec);
+}
+
+}  // namespace
+
+NvrtcCompiler::NvrtcCompiler(fs::path cache_dir) : cache_dir_(std::move(cache_dir)) {
+  if (cache_dir_.empty()) {
+    if (const char* c = std::getenv("NOVA_CACHE"); c && *c)
+      cache_dir_ = fs::path(c) / "nvrtc";
+    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+      cache_dir_ = fs::path(x) / "nova" / "nvrtc";
+    else
+      cache_dir_ = fs::path(std::getenv("HOME") ? std::getenv("HOME") : "/tmp") / ".cache" / "nova" / "nvrtc";
+  }
+}
+
+std::string NvrtcCompiler::nvrtc_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return fmt::format("{}.{}", major, minor);
+}
+
+NvrtcResult NvrtcCompiler::compile(const std::string& source, const std::string& name, const std::string& arch,
+                                   const std::vector<std::string>& extra_options) const {
+  NvrtcResult r;
+  r.arch = arch;
+  std::vector<std::string> options = {
+      "--gpu-architecture=" + arch,
+      "--std=c++17",
+      "-default-device",
+      "--include-path=" + kernels_dir().string(),
+      "--include-path=" + std::string(NOVA_CUDA_TOOLKIT_DIR) + "/include",
+  };
+  options.insert(options.end(), extra_options.begin(), extra_options.end());
+
+  // The key holds everything that decides the output; a hit needs the stored key to match exactly.
+  std::string key = "nvrtc " + nvrtc_version() + "\n";
+  for (const auto& o : options) key += o + "\n";
+  key += "--\n" + source;
+  std::string stem = fmt::format("{:016x}-{}", fnv1a(key), arch);
+  fs::path cubin_path = cache_dir_ / (stem + ".cubin");
+  fs::path key_path = cache_dir_ / (stem + ".key");
+  r.cubin_path = cubin_path;
+  std::error_code ec;
+  if (fs::exists(cubin_path, ec) && fs::exists(key_path, ec) && read_file(key_path) == key) {
+    r.cubin = read_file(cubin_path);
+    r.ok = !r.cubin.empty();
+    r.cache_hit = r.ok;
+    if (r.ok) return r;
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  nvrtcProgram prog;
+  if (nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+    r.log = "nvrtcCreateProgram failed";
+    return r;
+  }
+  std::vector<const char*> copts;
+  for (const auto& o : options) copts.push_back(o.c_str());
+  nvrtcResult res = nvrtcCompileProgram(prog, static_cast<int>(copts.size()), copts.data());
+  size_t log_size = 0;
+  nvrtcGetProgramLogSize(prog, &log_size);
+  if (log_size > 1) {
+    r.log.resize(log_size);
+    nvrtcGetProgramLog(prog, r.log.data());
+    r.log.resize(log_size - 1);
+  }
+  if (res == NVRTC_SUCCESS) {
+    size_t cubin_size = 0;
+    if (nvrtcGetCUBINSize(prog, &cubin_size) == NVRTC_SUCCESS && cubin_size > 0) {
+      r.cubin.resize(cubin_size);
+      nvrtcGetCUBIN(prog, r.cubin.data());
+      r.ok = true;
+    } else {
+      r.log += "\nNVRTC produced no cubin (is the architecture a real one, e.g. sm_90?)";
+    }
+  } else if (r.log.empty()) {
+    r.log = nvrtcGetErrorString(res);
+  }
+  nvrtcDestroyProgram(&prog);
+  r.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (r.ok) {
+    fs::create_directories(cache_dir_, ec);
+    write_file_atomic(cubin_path, r.cubin);
+    write_file_atomic(key_path, key);
+  }
+  return r;
+}
+
+}  // namespace nova
