@@ -69,11 +69,19 @@ ProjectError corrupt_error(const fs::path& file, const std::string& why) {
       fmt::format("{} is not a Nova project or is corrupt: {}: nothing was changed", file.string(), why));
 }
 
+// True when the WAL holds frames: then the main file alone is not the database (another process has
+// it open, or one was killed before its last checkpoint).
+bool wal_has_frames(const fs::path& file) {
+  std::error_code ec;
+  auto size = fs::file_size(fs::path(file.string() + "-wal"), ec);
+  return !ec && size > 32;  // 32 bytes: the WAL header alone
+}
+
 // Looks at an existing project file without changing a byte (immutable: no locks, no -shm or -wal
-// files): is it an SQLite database, is it a Nova project, and which schema. Pages are checked later,
-// on the real connection, because a process killed mid-checkpoint leaves a main file that is only
-// sound together with its WAL.
-void probe(const fs::path& file) {
+// files): is it an SQLite database and, when the main file is the whole database, is it a Nova
+// project and which schema. Pages are checked later, on the real connection, because a process
+// killed mid-checkpoint leaves a main file that is only sound together with its WAL.
+void probe(const fs::path& file, bool main_file_is_whole) {
   sqlite3* db = nullptr;
   std::string uri = uri_path(file) + "?immutable=1";
   int rc = sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
@@ -88,6 +96,7 @@ void probe(const fs::path& file) {
   } catch (const ProjectError&) {
     throw corrupt_error(file, sqlite3_errmsg(db));
   }
+  if (!main_file_is_whole) return;
   if (version == 0) throw corrupt_error(file, "it holds no Nova schema");
   if (version > ProjectStore::kSchemaVersion) throw ProjectError(newer_message(file, version));
 }
@@ -192,9 +201,19 @@ ProjectStore ProjectStore::open(const fs::path& folder) {
     throw ProjectError(fmt::format("{}: the folder is read-only: nothing was changed", folder.string()));
   if (read_only(file))
     throw ProjectError(fmt::format("{} is read-only: nothing was changed", file.string()));
-  probe(file);
+  bool had_frames = wal_has_frames(file);
+  probe(file, !had_frames);
   ProjectStore store(folder, open_writable(file, false));
-  if (std::string verdict = quick_check(store.db_); verdict != "ok") throw corrupt_error(file, verdict);
+  // Refusing after the real open: closing must not checkpoint a WAL that held frames into the main
+  // file (an empty one is removed on close, as if never opened).
+  auto refuse = [&](const ProjectError& error) {
+    if (had_frames) sqlite3_db_config(store.db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    throw error;
+  };
+  if (std::string verdict = quick_check(store.db_); verdict != "ok") refuse(corrupt_error(file, verdict));
+  int version = stored_schema_version(store.db_);
+  if (version == 0) refuse(corrupt_error(file, "it holds no Nova schema"));
+  if (version > kSchemaVersion) refuse(ProjectError(newer_message(file, version)));
   store.migrate();
   return store;
 }
