@@ -7,9 +7,12 @@ namespace nova {
 
 std::string to_string(DiagnosticSeverity severity) {
   switch (severity) {
-    case DiagnosticSeverity::error: return "error";
-    case DiagnosticSeverity::warning: return "warning";
-    case DiagnosticSeverity::note: return "note";
+    case DiagnosticSeverity::error:
+      return "error";
+    case DiagnosticSeverity::warning:
+      return "warning";
+    case DiagnosticSeverity::note:
+      return "note";
   }
   return "error";
 }

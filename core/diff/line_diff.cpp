@@ -80,7 +80,9 @@ LineDiff::LineDiff(std::string_view left, std::string_view right)
         row.right_line = static_cast<int>(added[i]);
         row.right_text = right_[added[i] - 1];
       }
-      row.kind = i < paired ? DiffRowKind::changed : i < removed.size() ? DiffRowKind::removed : DiffRowKind::added;
+      row.kind = i < paired           ? DiffRowKind::changed
+                 : i < removed.size() ? DiffRowKind::removed
+                                      : DiffRowKind::added;
       if (row.kind == DiffRowKind::changed) mark_changes(row);
       rows_.push_back(std::move(row));
     }

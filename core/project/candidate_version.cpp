@@ -8,9 +8,12 @@ namespace nova {
 
 std::string to_string(OriginKind kind) {
   switch (kind) {
-    case OriginKind::builtin: return "builtin";
-    case OriginKind::llm: return "llm";
-    case OriginKind::user_edit: return "user_edit";
+    case OriginKind::builtin:
+      return "builtin";
+    case OriginKind::llm:
+      return "llm";
+    case OriginKind::user_edit:
+      return "user_edit";
   }
   return "builtin";
 }
@@ -24,9 +27,12 @@ OriginKind origin_kind_from_string(const std::string& text) {
 
 std::string to_string(BuildStatus status) {
   switch (status) {
-    case BuildStatus::not_built: return "not_built";
-    case BuildStatus::built: return "built";
-    case BuildStatus::failed: return "failed";
+    case BuildStatus::not_built:
+      return "not_built";
+    case BuildStatus::built:
+      return "built";
+    case BuildStatus::failed:
+      return "failed";
   }
   return "not_built";
 }
@@ -40,9 +46,12 @@ BuildStatus build_status_from_string(const std::string& text) {
 
 std::string VersionOrigin::describe() const {
   switch (kind) {
-    case OriginKind::builtin: return rule.empty() ? "builtin" : fmt::format("builtin: {}", rule);
-    case OriginKind::llm: return fmt::format("llm: {}/{} round {}", provider, model, round);
-    case OriginKind::user_edit: return "user edit";
+    case OriginKind::builtin:
+      return rule.empty() ? "builtin" : fmt::format("builtin: {}", rule);
+    case OriginKind::llm:
+      return fmt::format("llm: {}/{} round {}", provider, model, round);
+    case OriginKind::user_edit:
+      return "user edit";
   }
   return {};
 }

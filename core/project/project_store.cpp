@@ -51,7 +51,8 @@ void exec(sqlite3* db, const std::string& sql) {
 }
 
 int stored_schema_version(sqlite3* db) {
-  SqliteStatement has(db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'");
+  SqliteStatement has(db,
+                      "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'");
   has.step();
   if (has.int64(0) == 0) return 0;
   SqliteStatement max(db, "SELECT coalesce(max(version), 0) FROM schema_migrations");
@@ -60,8 +61,9 @@ int stored_schema_version(sqlite3* db) {
 }
 
 std::string newer_message(const fs::path& file, int version) {
-  return fmt::format("{} was written by a newer Nova (schema {}; this build reads up to {}): nothing was changed",
-                     file.string(), version, ProjectStore::kSchemaVersion);
+  return fmt::format(
+      "{} was written by a newer Nova (schema {}; this build reads up to {}): nothing was changed",
+      file.string(), version, ProjectStore::kSchemaVersion);
 }
 
 ProjectError corrupt_error(const fs::path& file, const std::string& why) {
@@ -104,7 +106,8 @@ void probe(const fs::path& file, bool main_file_is_whole) {
 // PRAGMA quick_check on an open connection: "ok" or what is wrong.
 std::string quick_check(sqlite3* db) {
   sqlite3_stmt* check = nullptr;
-  if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &check, nullptr) != SQLITE_OK) return sqlite3_errmsg(db);
+  if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &check, nullptr) != SQLITE_OK)
+    return sqlite3_errmsg(db);
   int rc = sqlite3_step(check);
   std::string verdict = rc == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(check, 0))
                                          : std::string(sqlite3_errmsg(db));
@@ -182,7 +185,8 @@ ProjectStore::~ProjectStore() { sqlite3_close_v2(db_); }
 ProjectStore ProjectStore::create(const fs::path& folder) {
   std::error_code ec;
   fs::create_directories(folder, ec);
-  if (ec) throw ProjectError(fmt::format("cannot create the project folder {}: {}", folder.string(), ec.message()));
+  if (ec)
+    throw ProjectError(fmt::format("cannot create the project folder {}: {}", folder.string(), ec.message()));
   if (read_only(folder))
     throw ProjectError(fmt::format("{}: the folder is read-only: nothing was changed", folder.string()));
   fs::path file = folder / kFileName;
@@ -199,8 +203,7 @@ ProjectStore ProjectStore::open(const fs::path& folder) {
     throw ProjectError(fmt::format("{} is not a Nova project: it holds no {}", folder.string(), kFileName));
   if (read_only(folder))
     throw ProjectError(fmt::format("{}: the folder is read-only: nothing was changed", folder.string()));
-  if (read_only(file))
-    throw ProjectError(fmt::format("{} is read-only: nothing was changed", file.string()));
+  if (read_only(file)) throw ProjectError(fmt::format("{} is read-only: nothing was changed", file.string()));
   bool had_frames = wal_has_frames(file);
   probe(file, !had_frames);
   ProjectStore store(folder, open_writable(file, false));
@@ -220,9 +223,10 @@ ProjectStore ProjectStore::open(const fs::path& folder) {
 
 void ProjectStore::migrate() {
   SqliteTransaction tx(db_);
-  exec(db_,
-       "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
-       "applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
+  exec(
+      db_,
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+      "applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
   // Checked again under the write lock: another process may have migrated since the probe.
   int current = stored_schema_version(db_);
   if (current > kSchemaVersion) throw ProjectError(newer_message(folder_ / kFileName, current));
@@ -309,9 +313,10 @@ int64_t ProjectStore::add_version(const CandidateVersion& v) {
     if (p.int64(0) != v.group_id)
       throw ProjectError(fmt::format("parent version {} belongs to another fusion group", *v.parent_id));
   }
-  SqliteStatement(db_,
-                  "INSERT INTO candidate_versions(group_id, parent_id, origin_kind, origin_rule, origin_provider, "
-                  "origin_model, origin_round, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+  SqliteStatement(
+      db_,
+      "INSERT INTO candidate_versions(group_id, parent_id, origin_kind, origin_rule, origin_provider, "
+      "origin_model, origin_round, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, v.group_id)
       .bind(2, v.parent_id)
       .bind(3, to_string(v.origin.kind))
@@ -346,7 +351,8 @@ CandidateVersion ProjectStore::read_version(int64_t id) const {
 }
 
 std::vector<CandidateVersion> ProjectStore::versions(int64_t group_id) const {
-  SqliteStatement s(db_, "SELECT " + column_list() + " FROM candidate_versions WHERE group_id = ? ORDER BY id");
+  SqliteStatement s(db_,
+                    "SELECT " + column_list() + " FROM candidate_versions WHERE group_id = ? ORDER BY id");
   s.bind(1, group_id);
   std::vector<CandidateVersion> out;
   while (s.step()) out.push_back(version_from_row(s));
@@ -410,7 +416,8 @@ int64_t ProjectStore::add_result(const ResultRecord& result, std::optional<bool>
 }
 
 std::vector<ResultRecord> ProjectStore::results(int64_t version_id) const {
-  SqliteStatement s(db_, "SELECT id, version_id, kind, json, created_at FROM results WHERE version_id = ? ORDER BY id");
+  SqliteStatement s(
+      db_, "SELECT id, version_id, kind, json, created_at FROM results WHERE version_id = ? ORDER BY id");
   s.bind(1, version_id);
   std::vector<ResultRecord> out;
   while (s.step()) out.push_back({s.int64(0), s.int64(1), s.text(2), s.text(3), s.text(4)});

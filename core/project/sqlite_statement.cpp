@@ -30,12 +30,14 @@ SqliteStatement& SqliteStatement::bind(int index, double value) {
 }
 
 SqliteStatement& SqliteStatement::bind(int index, std::string_view text) {
-  check_bind(db_, sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
+  check_bind(db_,
+             sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
   return *this;
 }
 
 SqliteStatement& SqliteStatement::bind_blob(int index, const std::vector<uint8_t>& data) {
-  check_bind(db_, sqlite3_bind_blob(stmt_, index, data.data(), static_cast<int>(data.size()), SQLITE_TRANSIENT));
+  check_bind(db_,
+             sqlite3_bind_blob(stmt_, index, data.data(), static_cast<int>(data.size()), SQLITE_TRANSIENT));
   return *this;
 }
 

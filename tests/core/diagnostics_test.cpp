@@ -101,9 +101,9 @@ TEST(Diagnostics, LiveNvccLogMatchesTheRecording) {
   fs::path nvcc = fs::path(NOVA_CUDA_TOOLKIT_DIR) / "bin" / "nvcc";
   ASSERT_TRUE(fs::exists(nvcc)) << nvcc;
   fs::path out = test::scratch_dir("diagnostics_nvcc") / "broken_kernel.o";
-  auto r = ChildProcess::run({nvcc.string(), "-arch=sm_90", "-c", fixture("broken_kernel.cu").string(), "-o",
-                              out.string()},
-                             ChildProcess::minimal_env(), 180s);
+  auto r = ChildProcess::run(
+      {nvcc.string(), "-arch=sm_90", "-c", fixture("broken_kernel.cu").string(), "-o", out.string()},
+      ChildProcess::minimal_env(), 180s);
   ASSERT_FALSE(r.timed_out);
   EXPECT_FALSE(r.status.exited && r.status.code == 0);
   auto live = parse_diagnostics(r.out + r.err);

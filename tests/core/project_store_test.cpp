@@ -140,12 +140,13 @@ TEST(ProjectStore, MigratesASchema1ProjectKeepingItsData) {
   fs::path file = dir / ProjectStore::kFileName;
   const auto& m1 = project_migrations().at(0);
   ASSERT_EQ(m1.version, 1);
-  raw_exec(file, "PRAGMA journal_mode=WAL; CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
-                 "description TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT '');" +
-                     m1.sql +
-                     "INSERT INTO schema_migrations(version, description) VALUES (1, 'v1');"
-                     "INSERT INTO fusion_groups(name) VALUES ('old group');"
-                     "INSERT INTO candidate_versions(group_id, origin_kind, source) VALUES (1, 'builtin', 'old');");
+  raw_exec(file,
+           "PRAGMA journal_mode=WAL; CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+           "description TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT '');" +
+               m1.sql +
+               "INSERT INTO schema_migrations(version, description) VALUES (1, 'v1');"
+               "INSERT INTO fusion_groups(name) VALUES ('old group');"
+               "INSERT INTO candidate_versions(group_id, origin_kind, source) VALUES (1, 'builtin', 'old');");
   ProjectStore store = ProjectStore::open(dir);
   EXPECT_EQ(store.schema_version(), 2);
   auto versions = store.versions(1);
@@ -163,8 +164,9 @@ TEST(ProjectStore, RefusesANewerSchemaAndChangesNothing) {
   raw_exec(dir / ProjectStore::kFileName,
            "INSERT INTO schema_migrations(version, description) VALUES (7, 'from the future')");
   auto before = snapshot(dir);
-  EXPECT_EQ(error_of(dir), (dir / "project.nova").string() +
-                               " was written by a newer Nova (schema 7; this build reads up to 2): nothing was changed");
+  EXPECT_EQ(error_of(dir),
+            (dir / "project.nova").string() +
+                " was written by a newer Nova (schema 7; this build reads up to 2): nothing was changed");
   EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
 }
 
@@ -172,8 +174,9 @@ TEST(ProjectStore, RefusesAFileThatIsNotADatabaseAndChangesNothing) {
   fs::path dir = test::scratch_dir("store_garbage");
   std::ofstream(dir / ProjectStore::kFileName) << std::string(5000, 'x') << "not sqlite at all";
   auto before = snapshot(dir);
-  EXPECT_EQ(error_of(dir), (dir / "project.nova").string() +
-                               " is not a Nova project or is corrupt: file is not a database: nothing was changed");
+  EXPECT_EQ(error_of(dir),
+            (dir / "project.nova").string() +
+                " is not a Nova project or is corrupt: file is not a database: nothing was changed");
   EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
 }
 
@@ -225,8 +228,11 @@ TEST(ProjectStore, RefusesANewerSchemaLeftInTheWalAndChangesNothing) {
   // A newer Nova that still has the project open: its migration is only in the WAL.
   sqlite3* newer = nullptr;
   ASSERT_EQ(sqlite3_open((dir / ProjectStore::kFileName).c_str(), &newer), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(newer, "PRAGMA journal_mode=WAL; INSERT INTO schema_migrations(version, description) "
-                                "VALUES (3, 'newer')", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(newer,
+                         "PRAGMA journal_mode=WAL; INSERT INTO schema_migrations(version, description) "
+                         "VALUES (3, 'newer')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
   auto before = snapshot(dir);
   EXPECT_NE(error_of(dir).find("newer Nova (schema 3; this build reads up to 2)"), std::string::npos);
   auto after = snapshot(dir);

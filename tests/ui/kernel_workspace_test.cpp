@@ -74,7 +74,8 @@ TEST(VersionTreeModel, PassesTheModelTesterAndNestsVersionsUnderTheirParents) {
   QModelIndex v3 = model.index(0, 0, v2);
   EXPECT_EQ(model.versionId(v3), p.v3);
   EXPECT_EQ(model.parent(v3), v2);
-  EXPECT_EQ(model.data(v1.siblingAtColumn(VersionTreeModel::OriginColumn)).toString(), "builtin: epilogue_fusion");
+  EXPECT_EQ(model.data(v1.siblingAtColumn(VersionTreeModel::OriginColumn)).toString(),
+            "builtin: epilogue_fusion");
   EXPECT_EQ(model.data(v1.siblingAtColumn(VersionTreeModel::CorrectColumn)).toString(), "correct");
   EXPECT_EQ(model.data(v1.siblingAtColumn(VersionTreeModel::SpeedupColumn)).toString(), "1.40×");
   EXPECT_EQ(model.data(v2.siblingAtColumn(VersionTreeModel::BuildColumn)).toString(), "failed");
@@ -100,7 +101,8 @@ TEST(VersionTreeView, ButtonsDiffRefuseToFakeValidationAndChooseForExport) {
 
   view.selectVersions({p.v2});
   view.validateSelected();  // nothing connected yet
-  EXPECT_EQ(view.message(), "Validation and benchmarking are not available in this build yet: nothing was run.");
+  EXPECT_EQ(view.message(),
+            "Validation and benchmarking are not available in this build yet: nothing was run.");
   QSignalSpy validations(&view, &VersionTreeView::validateRequested);
   view.validateSelected();
   ASSERT_EQ(validations.count(), 1);

@@ -48,7 +48,8 @@ QsciScintilla* make_pane(QWidget* parent) {
 void link_panes(QsciScintilla* a, QsciScintilla* b) {
   for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
     QObject::connect(from->verticalScrollBar(), &QScrollBar::valueChanged, to, [from, to] {
-      if (to->firstVisibleLine() != from->firstVisibleLine()) to->setFirstVisibleLine(from->firstVisibleLine());
+      if (to->firstVisibleLine() != from->firstVisibleLine())
+        to->setFirstVisibleLine(from->firstVisibleLine());
     });
     QObject::connect(from->horizontalScrollBar(), &QScrollBar::valueChanged, to->horizontalScrollBar(),
                      &QScrollBar::setValue);
@@ -64,8 +65,10 @@ void fill_pane(QsciScintilla* pane, const std::vector<const DiffRow*>& rows, boo
   pane->markerDeleteAll();
   pane->clearMarginText();
   pane->clearIndicatorRange(0, 0, pane->lines(), 0, DiffView::ChangeIndicator);
-  pane->setIndicatorForegroundColor(QColor(left ? "#ff8182" : "#4ac26b"), DiffView::ChangeIndicator);
-  pane->setIndicatorOutlineColor(QColor(left ? "#ff8182" : "#4ac26b"), DiffView::ChangeIndicator);
+  // Translucent boxes under the text: the changed characters stay readable.
+  QColor box = left ? QColor(255, 100, 100, 70) : QColor(60, 190, 90, 70);
+  pane->setIndicatorForegroundColor(box, DiffView::ChangeIndicator);
+  pane->setIndicatorOutlineColor(box, DiffView::ChangeIndicator);
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     const DiffRow& row = *rows[i];
     int number = left ? row.left_line : row.right_line;
@@ -170,7 +173,8 @@ void DiffView::fillSideBySide() {
 }
 
 void DiffView::fillUnified() {
-  QString text = QString::fromStdString(diff_->unified(left_title_.toStdString(), right_title_.toStdString()));
+  QString text =
+      QString::fromStdString(diff_->unified(left_title_.toStdString(), right_title_.toStdString()));
   if (text.endsWith('\n')) text.chop(1);
   unified_->setReadOnly(false);
   unified_->setText(text);
@@ -214,7 +218,8 @@ void DiffView::showRow(int row) {
   for (int i = 0; i < unified_->lines(); ++i) {
     auto m = header.match(unified_->text(i));
     if (!m.hasMatch()) continue;
-    int a = m.captured(1).toInt(), b = m.captured(2).toInt(), c = m.captured(3).toInt(), d = m.captured(4).toInt();
+    int a = m.captured(1).toInt(), b = m.captured(2).toInt(), c = m.captured(3).toInt(),
+        d = m.captured(4).toInt();
     bool holds_left = target.left_line && target.left_line >= a && target.left_line < a + b;
     bool holds_right = target.right_line && target.right_line >= c && target.right_line < c + d;
     if (holds_left || holds_right) {

@@ -25,7 +25,8 @@ class DiffView : public QWidget {
   explicit DiffView(QWidget* parent = nullptr);
   ~DiffView() override;
 
-  void setTexts(const QString& left_title, const QString& left, const QString& right_title, const QString& right);
+  void setTexts(const QString& left_title, const QString& left, const QString& right_title,
+                const QString& right);
   void setMode(Mode mode);
   Mode mode() const { return mode_; }
 

@@ -46,7 +46,10 @@ FindReplaceBar::FindReplaceBar(QsciScintilla* editor, QWidget* parent) : QWidget
   layout->addWidget(button("Replace", "Replace this match and find the next", [this] { replaceCurrent(); }));
   layout->addWidget(button("Replace all", "Replace every match (one undo step)", [this] { replaceAll(); }));
   layout->addWidget(status_);
-  layout->addWidget(button("✕", "Close (Esc)", [this] { hide(); editor_->setFocus(); }));
+  layout->addWidget(button("✕", "Close (Esc)", [this] {
+    hide();
+    editor_->setFocus();
+  }));
 
   connect(find_, &QLineEdit::returnPressed, this, [this] {
     if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier)
@@ -55,7 +58,8 @@ FindReplaceBar::FindReplaceBar(QsciScintilla* editor, QWidget* parent) : QWidget
       findNext();
   });
   connect(replace_, &QLineEdit::returnPressed, this, [this] { replaceCurrent(); });
-  auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+  auto* esc =
+      new QShortcut(QKeySequence(Qt::Key_Escape), this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
   connect(esc, &QShortcut::activated, this, [this] {
     hide();
     editor_->setFocus();

@@ -30,6 +30,7 @@ KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent) : QWidget
   split->addWidget(tabs_);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 5);
+  split->setSizes({480, 1020});  // wide enough for the tree's status columns
   layout->addWidget(split, 1);
   status_ = new QLabel(this);
   layout->addWidget(status_);
@@ -142,9 +143,10 @@ void KernelWorkspace::updateHeader() {
     return;
   }
   bool modified = editor_->isModified();
-  header_->setText(modified ? QString("<b>v%1</b> — edited; saving stores a new version, v%1 stays as it was")
-                                  .arg(*current_)
-                            : QString("<b>v%1</b> — stored version").arg(*current_));
+  header_->setText(
+      modified
+          ? QString("<b>v%1</b> — edited; saving stores a new version, v%1 stays as it was").arg(*current_)
+          : QString("<b>v%1</b> — stored version").arg(*current_));
   save_->setEnabled(modified);
 }
 

@@ -91,12 +91,18 @@ Qt::ItemFlags VersionTreeModel::flags(const QModelIndex& index) const {
 QVariant VersionTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case NameColumn: return "Version";
-    case OriginColumn: return "Origin";
-    case BuildColumn: return "Build";
-    case CorrectColumn: return "Correct";
-    case SpeedupColumn: return "Speedup";
-    case ExportColumn: return "Export";
+    case NameColumn:
+      return "Version";
+    case OriginColumn:
+      return "Origin";
+    case BuildColumn:
+      return "Build";
+    case CorrectColumn:
+      return "Correct";
+    case SpeedupColumn:
+      return "Speedup";
+    case ExportColumn:
+      return "Export";
   }
   return {};
 }
@@ -105,7 +111,8 @@ QVariant VersionTreeModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const Node* n = node(index);
   if (n->group) {
-    if (role == Qt::DisplayRole && index.column() == NameColumn) return QString::fromStdString(n->group->name);
+    if (role == Qt::DisplayRole && index.column() == NameColumn)
+      return QString::fromStdString(n->group->name);
     if (role == Qt::FontRole) {
       QFont f;
       f.setBold(true);
@@ -125,22 +132,28 @@ QVariant VersionTreeModel::versionData(const CandidateVersion& v, int column, in
   if (role == Qt::ForegroundRole) {
     if (column == BuildColumn && v.build_status == BuildStatus::failed) return QBrush(QColor("#c62828"));
     if (column == CorrectColumn && v.correct) return QBrush(QColor(*v.correct ? "#2e7d32" : "#c62828"));
-    if (column == SpeedupColumn && v.speedup) return QBrush(QColor(*v.speedup >= 1.0 ? "#2e7d32" : "#c62828"));
+    if (column == SpeedupColumn && v.speedup)
+      return QBrush(QColor(*v.speedup >= 1.0 ? "#2e7d32" : "#c62828"));
     return {};
   }
   if (role == Qt::TextAlignmentRole && column == SpeedupColumn)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   if (role != Qt::DisplayRole) return {};
   switch (column) {
-    case NameColumn: return QString("v%1").arg(v.id);
-    case OriginColumn: return QString::fromStdString(v.origin.describe());
+    case NameColumn:
+      return QString("v%1").arg(v.id);
+    case OriginColumn:
+      return QString::fromStdString(v.origin.describe());
     case BuildColumn:
       return v.build_status == BuildStatus::built    ? "built"
              : v.build_status == BuildStatus::failed ? "failed"
                                                      : "not built";
-    case CorrectColumn: return v.correct ? (*v.correct ? "correct" : "wrong") : "—";
-    case SpeedupColumn: return v.speedup ? QString("%1×").arg(*v.speedup, 0, 'f', 2) : QString("—");
-    case ExportColumn: return v.chosen_for_export ? "chosen" : "";
+    case CorrectColumn:
+      return v.correct ? (*v.correct ? "correct" : "wrong") : "—";
+    case SpeedupColumn:
+      return v.speedup ? QString("%1×").arg(*v.speedup, 0, 'f', 2) : QString("—");
+    case ExportColumn:
+      return v.chosen_for_export ? "chosen" : "";
   }
   return {};
 }

@@ -16,13 +16,22 @@ namespace nova::ui {
 class VersionTreeModel : public QAbstractItemModel {
   Q_OBJECT
  public:
-  enum Column { NameColumn, OriginColumn, BuildColumn, CorrectColumn, SpeedupColumn, ExportColumn, ColumnCount };
+  enum Column {
+    NameColumn,
+    OriginColumn,
+    BuildColumn,
+    CorrectColumn,
+    SpeedupColumn,
+    ExportColumn,
+    ColumnCount
+  };
   static constexpr int VersionIdRole = Qt::UserRole + 1;  // qint64, or invalid on group rows
 
   explicit VersionTreeModel(QObject* parent = nullptr);
   ~VersionTreeModel() override;
 
-  void setVersions(const std::vector<FusionGroupRecord>& groups, const std::vector<CandidateVersion>& versions);
+  void setVersions(const std::vector<FusionGroupRecord>& groups,
+                   const std::vector<CandidateVersion>& versions);
   std::optional<int64_t> versionId(const QModelIndex& index) const;
   QModelIndex indexOfVersion(int64_t id) const;
   const CandidateVersion* version(int64_t id) const;

@@ -28,7 +28,6 @@ VersionTreeView::VersionTreeView(ProjectStore& store, QWidget* parent)
   tree_->setUniformRowHeights(true);
   tree_->setAlternatingRowColors(true);
   tree_->header()->setStretchLastSection(false);
-  tree_->header()->setSectionResizeMode(VersionTreeModel::OriginColumn, QHeaderView::Stretch);
   layout->addWidget(tree_, 1);
 
   auto* buttons = new QHBoxLayout;
@@ -48,7 +47,8 @@ VersionTreeView::VersionTreeView(ProjectStore& store, QWidget* parent)
   connect(diff_, &QPushButton::clicked, this, &VersionTreeView::diffSelected);
   connect(validate_, &QPushButton::clicked, this, &VersionTreeView::validateSelected);
   connect(export_, &QPushButton::clicked, this, &VersionTreeView::chooseSelectedForExport);
-  connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &VersionTreeView::updateButtons);
+  connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &VersionTreeView::updateButtons);
   connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& index) {
     if (auto id = model_->versionId(index)) emit versionActivated(*id);
   });
@@ -59,8 +59,7 @@ void VersionTreeView::refresh() {
   QList<qint64> selected = selectedVersions();
   model_->setVersions(store_.fusion_groups(), store_.all_versions());
   tree_->expandAll();
-  for (int c = 0; c < VersionTreeModel::ColumnCount; ++c)
-    if (c != VersionTreeModel::OriginColumn) tree_->resizeColumnToContents(c);
+  for (int c = 0; c < VersionTreeModel::ColumnCount; ++c) tree_->resizeColumnToContents(c);
   selectVersions(selected);
   updateButtons();
 }
@@ -69,8 +68,7 @@ void VersionTreeView::selectVersions(const QList<qint64>& ids) {
   QItemSelection selection;
   for (qint64 id : ids) {
     QModelIndex index = model_->indexOfVersion(id);
-    if (index.isValid())
-      selection.select(index, index.siblingAtColumn(VersionTreeModel::ColumnCount - 1));
+    if (index.isValid()) selection.select(index, index.siblingAtColumn(VersionTreeModel::ColumnCount - 1));
   }
   tree_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
   if (!ids.isEmpty()) tree_->scrollTo(model_->indexOfVersion(ids.back()));
