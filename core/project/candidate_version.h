@@ -1,0 +1,43 @@
+#pragma once
+// One stored version of a fusion group's kernel: its CUDA source (never changed once stored), where
+// it came from (builtin rule, LLM round, or a user edit of a parent version) and what is known about
+// it (build status, correctness, speedup, chosen for export). Shown by the version tree and editor.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace nova {
+
+enum class OriginKind { builtin, llm, user_edit };
+enum class BuildStatus { not_built, built, failed };
+
+std::string to_string(OriginKind kind);
+OriginKind origin_kind_from_string(const std::string& text);
+std::string to_string(BuildStatus status);
+BuildStatus build_status_from_string(const std::string& text);
+
+// Where a version came from. `rule` for builtin; provider/model/round for llm; nothing more for a
+// user edit (its parent is CandidateVersion::parent_id).
+struct VersionOrigin {
+  OriginKind kind = OriginKind::builtin;
+  std::string rule;
+  std::string provider;
+  std::string model;
+  int round = 0;
+  std::string describe() const;  // "builtin: fuse_epilogue", "llm: openai/gpt-5 round 2", "user edit"
+};
+
+struct CandidateVersion {
+  int64_t id = 0;
+  int64_t group_id = 0;
+  std::optional<int64_t> parent_id;
+  VersionOrigin origin;
+  std::string source;
+  std::string created_at;  // UTC, ISO 8601, set by the store
+  BuildStatus build_status = BuildStatus::not_built;
+  std::optional<bool> correct;    // unset until validated
+  std::optional<double> speedup;  // vs eager; unset until benchmarked
+  bool chosen_for_export = false;
+};
+
+}  // namespace nova

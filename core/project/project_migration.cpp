@@ -1,0 +1,68 @@
+#include "core/project/project_migration.h"
+
+namespace nova {
+
+const std::vector<ProjectMigration>& project_migrations() {
+  static const std::vector<ProjectMigration> migrations = {
+      {1, "model, graph, traces, fusion groups, candidate versions, build logs, results",
+       R"sql(
+CREATE TABLE model (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  path TEXT NOT NULL,
+  source TEXT NOT NULL,
+  graph_json TEXT NOT NULL);
+CREATE TABLE traces (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  path TEXT NOT NULL DEFAULT '',
+  data BLOB,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TABLE fusion_groups (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  ops_json TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE candidate_versions (
+  id INTEGER PRIMARY KEY,
+  group_id INTEGER NOT NULL REFERENCES fusion_groups(id),
+  parent_id INTEGER REFERENCES candidate_versions(id),
+  origin_kind TEXT NOT NULL CHECK (origin_kind IN ('builtin', 'llm', 'user_edit')),
+  origin_rule TEXT NOT NULL DEFAULT '',
+  origin_provider TEXT NOT NULL DEFAULT '',
+  origin_model TEXT NOT NULL DEFAULT '',
+  origin_round INTEGER NOT NULL DEFAULT 0,
+  source TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  build_status TEXT NOT NULL DEFAULT 'not_built',
+  correct INTEGER,
+  speedup REAL);
+CREATE INDEX candidate_versions_group ON candidate_versions(group_id);
+CREATE TABLE build_logs (
+  id INTEGER PRIMARY KEY,
+  version_id INTEGER NOT NULL REFERENCES candidate_versions(id),
+  tool TEXT NOT NULL,
+  ok INTEGER NOT NULL,
+  log TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TABLE results (
+  id INTEGER PRIMARY KEY,
+  version_id INTEGER NOT NULL REFERENCES candidate_versions(id),
+  kind TEXT NOT NULL CHECK (kind IN ('validation', 'benchmark')),
+  json TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+)sql"},
+      {2, "choose a version for export; exports",
+       R"sql(
+ALTER TABLE candidate_versions ADD COLUMN chosen_for_export INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE exports (
+  id INTEGER PRIMARY KEY,
+  version_id INTEGER NOT NULL REFERENCES candidate_versions(id),
+  path TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE INDEX build_logs_version ON build_logs(version_id);
+CREATE INDEX results_version ON results(version_id);
+)sql"},
+  };
+  return migrations;
+}
+
+}  // namespace nova

@@ -1,0 +1,455 @@
+#include "core/project/project_store.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/project/project_error.h"
+#include "core/project/project_migration.h"
+#include "core/project/sqlite_statement.h"
+#include "core/project/sqlite_transaction.h"
+
+namespace nova {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Read-only for us: no write permission, a read-only mount, or (for root, whom permissions do not
+// stop) no write bit at all, which is how a user marks a folder as not to be touched.
+bool read_only(const fs::path& path) {
+  if (::access(path.c_str(), W_OK) != 0) return true;
+  struct statvfs vfs {};
+  if (::statvfs(path.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) return true;
+  struct stat st {};
+  if (::geteuid() == 0 && ::stat(path.c_str(), &st) == 0 && (st.st_mode & 0222) == 0) return true;
+  return false;
+}
+
+std::string uri_path(const fs::path& path) {
+  std::string out = "file:";
+  for (char c : fs::absolute(path).string()) {
+    if (c == '?' || c == '#' || c == '%')
+      out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out;
+}
+
+void exec(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    throw ProjectError(fmt::format("database error: {}", msg));
+  }
+}
+
+int stored_schema_version(sqlite3* db) {
+  SqliteStatement has(db,
+                      "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'");
+  has.step();
+  if (has.int64(0) == 0) return 0;
+  SqliteStatement max(db, "SELECT coalesce(max(version), 0) FROM schema_migrations");
+  max.step();
+  return static_cast<int>(max.int64(0));
+}
+
+std::string newer_message(const fs::path& file, int version) {
+  return fmt::format(
+      "{} was written by a newer Nova (schema {}; this build reads up to {}): nothing was changed",
+      file.string(), version, ProjectStore::kSchemaVersion);
+}
+
+ProjectError corrupt_error(const fs::path& file, const std::string& why) {
+  return ProjectError(
+      fmt::format("{} is not a Nova project or is corrupt: {}: nothing was changed", file.string(), why));
+}
+
+// True when the WAL holds frames: then the main file alone is not the database (another process has
+// it open, or one was killed before its last checkpoint).
+bool wal_has_frames(const fs::path& file) {
+  std::error_code ec;
+  auto size = fs::file_size(fs::path(file.string() + "-wal"), ec);
+  return !ec && size > 32;  // 32 bytes: the WAL header alone
+}
+
+// Looks at an existing project file without changing a byte (immutable: no locks, no -shm or -wal
+// files): is it an SQLite database and, when the main file is the whole database, is it a Nova
+// project and which schema. Pages are checked later, on the real connection, because a process
+// killed mid-checkpoint leaves a main file that is only sound together with its WAL.
+void probe(const fs::path& file, bool main_file_is_whole) {
+  sqlite3* db = nullptr;
+  std::string uri = uri_path(file) + "?immutable=1";
+  int rc = sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  struct Closer {
+    sqlite3* db;
+    ~Closer() { sqlite3_close_v2(db); }
+  } closer{db};
+  if (rc != SQLITE_OK) throw corrupt_error(file, sqlite3_errmsg(db));
+  int version = 0;
+  try {
+    version = stored_schema_version(db);
+  } catch (const ProjectError&) {
+    throw corrupt_error(file, sqlite3_errmsg(db));
+  }
+  if (!main_file_is_whole) return;
+  if (version == 0) throw corrupt_error(file, "it holds no Nova schema");
+  if (version > ProjectStore::kSchemaVersion) throw ProjectError(newer_message(file, version));
+}
+
+// PRAGMA quick_check on an open connection: "ok" or what is wrong.
+std::string quick_check(sqlite3* db) {
+  sqlite3_stmt* check = nullptr;
+  if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &check, nullptr) != SQLITE_OK)
+    return sqlite3_errmsg(db);
+  int rc = sqlite3_step(check);
+  std::string verdict = rc == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(check, 0))
+                                         : std::string(sqlite3_errmsg(db));
+  sqlite3_finalize(check);
+  return verdict;
+}
+
+sqlite3* open_writable(const fs::path& file, bool create) {
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(uri_path(file).c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = sqlite3_errmsg(db);
+    sqlite3_close_v2(db);
+    throw ProjectError(fmt::format("cannot open {}: {}", file.string(), msg));
+  }
+  try {
+    sqlite3_busy_timeout(db, 5000);
+    SqliteStatement wal(db, "PRAGMA journal_mode=WAL");
+    if (!wal.step() || wal.text(0) != "wal")
+      throw ProjectError(fmt::format("{}: the file system does not support WAL journaling", file.string()));
+    // FULL: a commit is fsync'ed to the WAL before the call returns, so "saved" survives a power
+    // cut and not only a killed process (NORMAL in WAL mode would survive the kill but could lose the
+    // last commits on power loss). Writes are user actions and job results, a few per second at
+    // most, so the fsync costs nothing noticeable.
+    exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+  } catch (...) {
+    sqlite3_close_v2(db);
+    throw;
+  }
+  return db;
+}
+
+std::string column_list() {
+  return "id, group_id, parent_id, origin_kind, origin_rule, origin_provider, origin_model, origin_round, "
+         "source, created_at, build_status, correct, speedup, chosen_for_export";
+}
+
+CandidateVersion version_from_row(const SqliteStatement& s) {
+  CandidateVersion v;
+  v.id = s.int64(0);
+  v.group_id = s.int64(1);
+  v.parent_id = s.optional_int64(2);
+  v.origin.kind = origin_kind_from_string(s.text(3));
+  v.origin.rule = s.text(4);
+  v.origin.provider = s.text(5);
+  v.origin.model = s.text(6);
+  v.origin.round = static_cast<int>(s.int64(7));
+  v.source = s.text(8);
+  v.created_at = s.text(9);
+  v.build_status = build_status_from_string(s.text(10));
+  if (auto c = s.optional_int64(11)) v.correct = *c != 0;
+  v.speedup = s.optional_real(12);
+  v.chosen_for_export = s.int64(13) != 0;
+  return v;
+}
+
+}  // namespace
+
+ProjectStore::ProjectStore(fs::path folder, sqlite3* db) : folder_(std::move(folder)), db_(db) {}
+
+ProjectStore::ProjectStore(ProjectStore&& other) noexcept
+    : folder_(std::move(other.folder_)), db_(std::exchange(other.db_, nullptr)) {}
+
+ProjectStore& ProjectStore::operator=(ProjectStore&& other) noexcept {
+  if (this != &other) {
+    sqlite3_close_v2(db_);
+    folder_ = std::move(other.folder_);
+    db_ = std::exchange(other.db_, nullptr);
+  }
+  return *this;
+}
+
+ProjectStore::~ProjectStore() { sqlite3_close_v2(db_); }
+
+ProjectStore ProjectStore::create(const fs::path& folder) {
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec)
+    throw ProjectError(fmt::format("cannot create the project folder {}: {}", folder.string(), ec.message()));
+  if (read_only(folder))
+    throw ProjectError(fmt::format("{}: the folder is read-only: nothing was changed", folder.string()));
+  fs::path file = folder / kFileName;
+  if (fs::exists(file)) throw ProjectError(fmt::format("{} already holds a Nova project", folder.string()));
+  ProjectStore store(folder, open_writable(file, true));
+  store.migrate();
+  return store;
+}
+
+ProjectStore ProjectStore::open(const fs::path& folder) {
+  fs::path file = folder / kFileName;
+  if (!fs::is_directory(folder)) throw ProjectError(fmt::format("{} is not a folder", folder.string()));
+  if (!fs::exists(file))
+    throw ProjectError(fmt::format("{} is not a Nova project: it holds no {}", folder.string(), kFileName));
+  if (read_only(folder))
+    throw ProjectError(fmt::format("{}: the folder is read-only: nothing was changed", folder.string()));
+  if (read_only(file)) throw ProjectError(fmt::format("{} is read-only: nothing was changed", file.string()));
+  bool had_frames = wal_has_frames(file);
+  probe(file, !had_frames);
+  ProjectStore store(folder, open_writable(file, false));
+  // Refusing after the real open: closing must not checkpoint a WAL that held frames into the main
+  // file (an empty one is removed on close, as if never opened).
+  auto refuse = [&](const ProjectError& error) {
+    if (had_frames) sqlite3_db_config(store.db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    throw error;
+  };
+  if (std::string verdict = quick_check(store.db_); verdict != "ok") refuse(corrupt_error(file, verdict));
+  int version = stored_schema_version(store.db_);
+  if (version == 0) refuse(corrupt_error(file, "it holds no Nova schema"));
+  if (version > kSchemaVersion) refuse(ProjectError(newer_message(file, version)));
+  store.migrate();
+  return store;
+}
+
+void ProjectStore::migrate() {
+  SqliteTransaction tx(db_);
+  exec(
+      db_,
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+      "applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
+  // Checked again under the write lock: another process may have migrated since the probe.
+  int current = stored_schema_version(db_);
+  if (current > kSchemaVersion) throw ProjectError(newer_message(folder_ / kFileName, current));
+  for (const auto& m : project_migrations()) {
+    if (m.version <= current) continue;
+    exec(db_, m.sql);
+    SqliteStatement(db_, "INSERT INTO schema_migrations(version, description) VALUES (?, ?)")
+        .bind(1, int64_t{m.version})
+        .bind(2, m.description)
+        .run();
+  }
+  tx.commit();
+}
+
+int ProjectStore::schema_version() const { return stored_schema_version(db_); }
+
+std::string ProjectStore::integrity_check() const {
+  SqliteStatement s(db_, "PRAGMA integrity_check");
+  std::string out;
+  while (s.step()) out += (out.empty() ? "" : "\n") + s.text(0);
+  return out;
+}
+
+void ProjectStore::set_model(const ModelRecord& model) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "INSERT OR REPLACE INTO model(id, path, source, graph_json) VALUES (1, ?, ?, ?)")
+      .bind(1, model.path)
+      .bind(2, model.source)
+      .bind(3, model.graph_json)
+      .run();
+  tx.commit();
+}
+
+std::optional<ModelRecord> ProjectStore::model() const {
+  SqliteStatement s(db_, "SELECT path, source, graph_json FROM model WHERE id = 1");
+  if (!s.step()) return std::nullopt;
+  return ModelRecord{s.text(0), s.text(1), s.text(2)};
+}
+
+int64_t ProjectStore::add_trace(const TraceRecord& trace) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "INSERT INTO traces(kind, path, data) VALUES (?, ?, ?)")
+      .bind(1, trace.kind)
+      .bind(2, trace.path)
+      .bind_blob(3, trace.data)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  tx.commit();
+  return id;
+}
+
+std::vector<TraceRecord> ProjectStore::traces() const {
+  SqliteStatement s(db_, "SELECT id, kind, path, data, created_at FROM traces ORDER BY id");
+  std::vector<TraceRecord> out;
+  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2), s.blob(3), s.text(4)});
+  return out;
+}
+
+int64_t ProjectStore::add_fusion_group(const FusionGroupRecord& group) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "INSERT INTO fusion_groups(name, ops_json) VALUES (?, ?)")
+      .bind(1, group.name)
+      .bind(2, group.ops_json)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  tx.commit();
+  return id;
+}
+
+std::vector<FusionGroupRecord> ProjectStore::fusion_groups() const {
+  SqliteStatement s(db_, "SELECT id, name, ops_json FROM fusion_groups ORDER BY id");
+  std::vector<FusionGroupRecord> out;
+  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2)});
+  return out;
+}
+
+int64_t ProjectStore::add_version(const CandidateVersion& v) {
+  SqliteTransaction tx(db_);
+  if (v.parent_id) {
+    // A parent must exist and belong to the same group, so the version tree stays a tree per group.
+    SqliteStatement p(db_, "SELECT group_id FROM candidate_versions WHERE id = ?");
+    p.bind(1, *v.parent_id);
+    if (!p.step()) throw ProjectError(fmt::format("parent version {} does not exist", *v.parent_id));
+    if (p.int64(0) != v.group_id)
+      throw ProjectError(fmt::format("parent version {} belongs to another fusion group", *v.parent_id));
+  }
+  SqliteStatement(
+      db_,
+      "INSERT INTO candidate_versions(group_id, parent_id, origin_kind, origin_rule, origin_provider, "
+      "origin_model, origin_round, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .bind(1, v.group_id)
+      .bind(2, v.parent_id)
+      .bind(3, to_string(v.origin.kind))
+      .bind(4, v.origin.rule)
+      .bind(5, v.origin.provider)
+      .bind(6, v.origin.model)
+      .bind(7, int64_t{v.origin.round})
+      .bind(8, v.source)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  tx.commit();
+  return id;
+}
+
+int64_t ProjectStore::add_user_edit(int64_t parent_id, const std::string& source) {
+  CandidateVersion parent = version(parent_id);
+  CandidateVersion edit;
+  edit.group_id = parent.group_id;
+  edit.parent_id = parent_id;
+  edit.origin.kind = OriginKind::user_edit;
+  edit.source = source;
+  return add_version(edit);
+}
+
+CandidateVersion ProjectStore::version(int64_t id) const { return read_version(id); }
+
+CandidateVersion ProjectStore::read_version(int64_t id) const {
+  SqliteStatement s(db_, "SELECT " + column_list() + " FROM candidate_versions WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) throw ProjectError(fmt::format("version {} does not exist", id));
+  return version_from_row(s);
+}
+
+std::vector<CandidateVersion> ProjectStore::versions(int64_t group_id) const {
+  SqliteStatement s(db_,
+                    "SELECT " + column_list() + " FROM candidate_versions WHERE group_id = ? ORDER BY id");
+  s.bind(1, group_id);
+  std::vector<CandidateVersion> out;
+  while (s.step()) out.push_back(version_from_row(s));
+  return out;
+}
+
+std::vector<CandidateVersion> ProjectStore::all_versions() const {
+  SqliteStatement s(db_, "SELECT " + column_list() + " FROM candidate_versions ORDER BY id");
+  std::vector<CandidateVersion> out;
+  while (s.step()) out.push_back(version_from_row(s));
+  return out;
+}
+
+int64_t ProjectStore::add_build_log(const BuildLogRecord& log) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "INSERT INTO build_logs(version_id, tool, ok, log) VALUES (?, ?, ?, ?)")
+      .bind(1, log.version_id)
+      .bind(2, log.tool)
+      .bind(3, int64_t{log.ok ? 1 : 0})
+      .bind(4, log.log)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  SqliteStatement(db_, "UPDATE candidate_versions SET build_status = ? WHERE id = ?")
+      .bind(1, to_string(log.ok ? BuildStatus::built : BuildStatus::failed))
+      .bind(2, log.version_id)
+      .run();
+  tx.commit();
+  return id;
+}
+
+std::optional<BuildLogRecord> ProjectStore::latest_build_log(int64_t version_id) const {
+  SqliteStatement s(db_,
+                    "SELECT id, version_id, tool, ok, log, created_at FROM build_logs WHERE version_id = ? "
+                    "ORDER BY id DESC LIMIT 1");
+  s.bind(1, version_id);
+  if (!s.step()) return std::nullopt;
+  return BuildLogRecord{s.int64(0), s.int64(1), s.text(2), s.int64(3) != 0, s.text(4), s.text(5)};
+}
+
+int64_t ProjectStore::add_result(const ResultRecord& result, std::optional<bool> correct,
+                                 std::optional<double> speedup) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "INSERT INTO results(version_id, kind, json) VALUES (?, ?, ?)")
+      .bind(1, result.version_id)
+      .bind(2, result.kind)
+      .bind(3, result.json)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  if (correct)
+    SqliteStatement(db_, "UPDATE candidate_versions SET correct = ? WHERE id = ?")
+        .bind(1, int64_t{*correct ? 1 : 0})
+        .bind(2, result.version_id)
+        .run();
+  if (speedup)
+    SqliteStatement(db_, "UPDATE candidate_versions SET speedup = ? WHERE id = ?")
+        .bind(1, *speedup)
+        .bind(2, result.version_id)
+        .run();
+  tx.commit();
+  return id;
+}
+
+std::vector<ResultRecord> ProjectStore::results(int64_t version_id) const {
+  SqliteStatement s(
+      db_, "SELECT id, version_id, kind, json, created_at FROM results WHERE version_id = ? ORDER BY id");
+  s.bind(1, version_id);
+  std::vector<ResultRecord> out;
+  while (s.step()) out.push_back({s.int64(0), s.int64(1), s.text(2), s.text(3), s.text(4)});
+  return out;
+}
+
+void ProjectStore::choose_for_export(int64_t version_id) {
+  SqliteTransaction tx(db_);
+  CandidateVersion v = read_version(version_id);
+  SqliteStatement(db_, "UPDATE candidate_versions SET chosen_for_export = (id = ?) WHERE group_id = ?")
+      .bind(1, version_id)
+      .bind(2, v.group_id)
+      .run();
+  tx.commit();
+}
+
+int64_t ProjectStore::add_export(const ExportRecord& record) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "INSERT INTO exports(version_id, path) VALUES (?, ?)")
+      .bind(1, record.version_id)
+      .bind(2, record.path)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  tx.commit();
+  return id;
+}
+
+std::vector<ExportRecord> ProjectStore::exports() const {
+  SqliteStatement s(db_, "SELECT id, version_id, path, created_at FROM exports ORDER BY id");
+  std::vector<ExportRecord> out;
+  while (s.step()) out.push_back({s.int64(0), s.int64(1), s.text(2), s.text(3)});
+  return out;
+}
+
+}  // namespace nova

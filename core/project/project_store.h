@@ -1,0 +1,81 @@
+#pragma once
+// The project: a folder holding project.nova, an SQLite database in WAL mode with everything a
+// session produced (model and graph, traces, fusion groups, candidate versions, build logs,
+// validation and benchmark results, exports). Used by the CLI, the jobs and the studio.
+//
+// Every write is one transaction that is durable when the call returns (synchronous=FULL), so a
+// process killed at any moment loses nothing that was reported saved. Versions are immutable: there
+// is no call that changes a stored source; an edit is a new version whose parent is the edited one.
+// Opening a newer schema, a corrupt file or a read-only folder throws ProjectError and leaves every
+// file byte-identical.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/project/candidate_version.h"
+#include "core/project/project_records.h"
+
+struct sqlite3;
+
+namespace nova {
+
+class ProjectStore {
+ public:
+  static constexpr int kSchemaVersion = 2;
+  static constexpr const char* kFileName = "project.nova";
+
+  // Creates a new project in `folder` (created if missing). Throws if a project is already there.
+  static ProjectStore create(const std::filesystem::path& folder);
+  // Opens an existing project, applying pending migrations. Throws ProjectError.
+  static ProjectStore open(const std::filesystem::path& folder);
+
+  ProjectStore(ProjectStore&& other) noexcept;
+  ProjectStore& operator=(ProjectStore&& other) noexcept;
+  ~ProjectStore();
+
+  const std::filesystem::path& folder() const { return folder_; }
+  int schema_version() const;
+  std::string integrity_check() const;  // "ok" when sound
+
+  void set_model(const ModelRecord& model);
+  std::optional<ModelRecord> model() const;
+
+  int64_t add_trace(const TraceRecord& trace);
+  std::vector<TraceRecord> traces() const;
+
+  int64_t add_fusion_group(const FusionGroupRecord& group);
+  std::vector<FusionGroupRecord> fusion_groups() const;
+
+  // Stores a new version (id and created_at are assigned; build/validation fields start unset).
+  int64_t add_version(const CandidateVersion& version);
+  // A user edit of `parent_id`: same group, origin user_edit.
+  int64_t add_user_edit(int64_t parent_id, const std::string& source);
+  CandidateVersion version(int64_t id) const;
+  std::vector<CandidateVersion> versions(int64_t group_id) const;  // oldest first
+  std::vector<CandidateVersion> all_versions() const;
+
+  // Records a build and sets the version's build status in the same transaction.
+  int64_t add_build_log(const BuildLogRecord& log);
+  std::optional<BuildLogRecord> latest_build_log(int64_t version_id) const;
+
+  // Records a validation ("correct" is set) or benchmark ("speedup" is set) result.
+  int64_t add_result(const ResultRecord& result, std::optional<bool> correct, std::optional<double> speedup);
+  std::vector<ResultRecord> results(int64_t version_id) const;
+
+  // Marks `version_id` as the one exported for its group (clearing any other of that group).
+  void choose_for_export(int64_t version_id);
+  int64_t add_export(const ExportRecord& record);
+  std::vector<ExportRecord> exports() const;
+
+ private:
+  ProjectStore(std::filesystem::path folder, sqlite3* db);
+  void migrate();
+  CandidateVersion read_version(int64_t id) const;
+
+  std::filesystem::path folder_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace nova

@@ -1,0 +1,251 @@
+// The project store: records round-trip through a reopen, migrations from an older schema, and
+// refusals (newer schema, corrupt file, damaged pages, read-only folder) that change no byte.
+#include "core/project/project_store.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "core/project/project_error.h"
+#include "core/project/project_migration.h"
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+namespace fs = std::filesystem;
+
+std::map<std::string, std::string> snapshot(const fs::path& folder) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    files[entry.path().filename().string()] = std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return files;
+}
+
+void raw_exec(const fs::path& file, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+std::string error_of(const fs::path& folder) {
+  try {
+    ProjectStore::open(folder);
+  } catch (const ProjectError& e) {
+    return e.what();
+  }
+  return "<opened>";
+}
+
+CandidateVersion builtin_version(int64_t group, const std::string& source) {
+  CandidateVersion v;
+  v.group_id = group;
+  v.origin = {OriginKind::builtin, "fuse_epilogue", "", "", 0};
+  v.source = source;
+  return v;
+}
+
+TEST(ProjectStore, EveryRecordSurvivesAReopen) {
+  fs::path dir = test::scratch_dir("store_roundtrip") / "proj";
+  int64_t group = 0, v1 = 0, v2 = 0, v3 = 0;
+  {
+    ProjectStore store = ProjectStore::create(dir);
+    EXPECT_EQ(store.schema_version(), ProjectStore::kSchemaVersion);
+    store.set_model({"/models/m.py", "class Model: ...", R"({"nodes":[]})"});
+    store.add_trace({0, "cupti", "", {1, 2, 3, 0, 255}, ""});
+    group = store.add_fusion_group({0, "conv2d+min+add+mul", R"({"ops":["conv2d","min"]})"});
+    v1 = store.add_version(builtin_version(group, "__global__ void k() {}\n"));
+    CandidateVersion llm;
+    llm.group_id = group;
+    llm.parent_id = v1;
+    llm.origin = {OriginKind::llm, "", "anthropic", "claude", 2};
+    llm.source = "__global__ void k2() {}\n";
+    v2 = store.add_version(llm);
+    v3 = store.add_user_edit(v2, "__global__ void k3() {}\n");
+    store.add_build_log({0, v2, "nvrtc", false, "k.cu(1): error: x", ""});
+    store.add_build_log({0, v3, "nvrtc", true, "", ""});
+    store.add_result({0, v3, "validation", R"({"trials":5})", ""}, true, std::nullopt);
+    store.add_result({0, v3, "benchmark", R"({"samples":[1.0]})", ""}, std::nullopt, 1.7);
+    store.choose_for_export(v1);
+    store.choose_for_export(v3);
+    store.add_export({0, v3, "/out/pkg", ""});
+  }
+  ProjectStore store = ProjectStore::open(dir);
+  EXPECT_EQ(store.integrity_check(), "ok");
+  ASSERT_TRUE(store.model());
+  EXPECT_EQ(store.model()->graph_json, R"({"nodes":[]})");
+  ASSERT_EQ(store.traces().size(), 1u);
+  EXPECT_EQ(store.traces()[0].data, (std::vector<uint8_t>{1, 2, 3, 0, 255}));
+  ASSERT_EQ(store.fusion_groups().size(), 1u);
+  auto versions = store.versions(group);
+  ASSERT_EQ(versions.size(), 3u);
+  EXPECT_EQ(versions[0].origin.describe(), "builtin: fuse_epilogue");
+  EXPECT_EQ(versions[1].origin.describe(), "llm: anthropic/claude round 2");
+  EXPECT_EQ(versions[1].parent_id, v1);
+  EXPECT_EQ(versions[1].build_status, BuildStatus::failed);
+  EXPECT_EQ(versions[2].origin.kind, OriginKind::user_edit);
+  EXPECT_EQ(versions[2].parent_id, v2);
+  EXPECT_EQ(versions[2].build_status, BuildStatus::built);
+  EXPECT_EQ(versions[2].correct, true);
+  EXPECT_EQ(versions[2].speedup, 1.7);
+  EXPECT_FALSE(versions[0].chosen_for_export);  // choosing v3 cleared v1
+  EXPECT_TRUE(versions[2].chosen_for_export);
+  EXPECT_FALSE(versions[0].correct.has_value());
+  EXPECT_EQ(store.latest_build_log(v2)->log, "k.cu(1): error: x");
+  EXPECT_EQ(store.results(v3).size(), 2u);
+  EXPECT_EQ(store.exports().at(0).path, "/out/pkg");
+  EXPECT_FALSE(versions[0].created_at.empty());
+}
+
+TEST(ProjectStore, UsesWalJournaling) {
+  fs::path dir = test::scratch_dir("store_wal");
+  { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
+  std::ifstream in(dir / ProjectStore::kFileName, std::ios::binary);
+  std::string header(100, '\0');
+  in.read(header.data(), 100);
+  EXPECT_EQ(header.substr(0, 15), "SQLite format 3");
+  EXPECT_EQ(header[18], 2);  // file format read/write version 2 = WAL
+  EXPECT_EQ(header[19], 2);
+}
+
+TEST(ProjectStore, VersionsAreImmutableAndEditsBranchFromTheirParent) {
+  ProjectStore store = ProjectStore::create(test::scratch_dir("store_edit"));
+  int64_t g1 = store.add_fusion_group({0, "g1", "{}"});
+  int64_t g2 = store.add_fusion_group({0, "g2", "{}"});
+  int64_t v1 = store.add_version(builtin_version(g1, "original"));
+  int64_t edit = store.add_user_edit(v1, "edited");
+  EXPECT_EQ(store.version(v1).source, "original");
+  EXPECT_EQ(store.version(edit).parent_id, v1);
+  EXPECT_EQ(store.version(edit).group_id, g1);
+  // A parent from another group, or none at all, is refused and nothing is written.
+  CandidateVersion wrong = builtin_version(g2, "x");
+  wrong.parent_id = v1;
+  EXPECT_THROW(store.add_version(wrong), ProjectError);
+  wrong.parent_id = 999;
+  EXPECT_THROW(store.add_version(wrong), ProjectError);
+  EXPECT_EQ(store.all_versions().size(), 2u);
+  EXPECT_THROW(ProjectStore::create(store.folder()), ProjectError);
+}
+
+TEST(ProjectStore, MigratesASchema1ProjectKeepingItsData) {
+  fs::path dir = test::scratch_dir("store_migrate");
+  fs::path file = dir / ProjectStore::kFileName;
+  const auto& m1 = project_migrations().at(0);
+  ASSERT_EQ(m1.version, 1);
+  raw_exec(file,
+           "PRAGMA journal_mode=WAL; CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+           "description TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT '');" +
+               m1.sql +
+               "INSERT INTO schema_migrations(version, description) VALUES (1, 'v1');"
+               "INSERT INTO fusion_groups(name) VALUES ('old group');"
+               "INSERT INTO candidate_versions(group_id, origin_kind, source) VALUES (1, 'builtin', 'old');");
+  ProjectStore store = ProjectStore::open(dir);
+  EXPECT_EQ(store.schema_version(), 2);
+  auto versions = store.versions(1);
+  ASSERT_EQ(versions.size(), 1u);
+  EXPECT_EQ(versions[0].source, "old");
+  EXPECT_FALSE(versions[0].chosen_for_export);
+  store.choose_for_export(versions[0].id);  // the column migration 2 added
+  EXPECT_TRUE(store.version(versions[0].id).chosen_for_export);
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
+TEST(ProjectStore, RefusesANewerSchemaAndChangesNothing) {
+  fs::path dir = test::scratch_dir("store_newer");
+  { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
+  raw_exec(dir / ProjectStore::kFileName,
+           "INSERT INTO schema_migrations(version, description) VALUES (7, 'from the future')");
+  auto before = snapshot(dir);
+  EXPECT_EQ(error_of(dir),
+            (dir / "project.nova").string() +
+                " was written by a newer Nova (schema 7; this build reads up to 2): nothing was changed");
+  EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
+}
+
+TEST(ProjectStore, RefusesAFileThatIsNotADatabaseAndChangesNothing) {
+  fs::path dir = test::scratch_dir("store_garbage");
+  std::ofstream(dir / ProjectStore::kFileName) << std::string(5000, 'x') << "not sqlite at all";
+  auto before = snapshot(dir);
+  EXPECT_EQ(error_of(dir),
+            (dir / "project.nova").string() +
+                " is not a Nova project or is corrupt: file is not a database: nothing was changed");
+  EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
+}
+
+TEST(ProjectStore, RefusesDamagedPagesAndChangesNothing) {
+  fs::path dir = test::scratch_dir("store_damaged");
+  {
+    ProjectStore store = ProjectStore::create(dir);
+    int64_t g = store.add_fusion_group({0, "g", "{}"});
+    for (int i = 0; i < 200; ++i) store.add_version(builtin_version(g, std::string(300, 'a' + i % 26)));
+  }
+  fs::path file = dir / ProjectStore::kFileName;
+  ASSERT_GT(fs::file_size(file), 20u * 4096);
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(12 * 4096);  // a b-tree page of candidate_versions
+    std::string junk(4096, '\xAB');
+    f.write(junk.data(), junk.size());
+  }
+  auto before = snapshot(dir);
+  std::string error = error_of(dir);
+  EXPECT_NE(error.find("is not a Nova project or is corrupt"), std::string::npos) << error;
+  EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
+}
+
+TEST(ProjectStore, RefusesAReadOnlyFolderAndChangesNothing) {
+  fs::path dir = test::scratch_dir("store_readonly");
+  { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
+  auto before = snapshot(dir);
+  ASSERT_EQ(::chmod(dir.c_str(), 0555), 0);
+  std::string error = error_of(dir);
+  ::chmod(dir.c_str(), 0755);
+  EXPECT_EQ(error, dir.string() + ": the folder is read-only: nothing was changed");
+  EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
+}
+
+TEST(ProjectStore, OpensAProjectAnotherConnectionHoldsOpen) {
+  fs::path dir = test::scratch_dir("store_shared");
+  ProjectStore first = ProjectStore::create(dir);
+  int64_t g = first.add_fusion_group({0, "g", "{}"});  // still only in the WAL
+  ProjectStore second = ProjectStore::open(dir);
+  EXPECT_EQ(second.fusion_groups().at(0).id, g);
+  int64_t v = second.add_version(builtin_version(g, "from the second"));
+  EXPECT_EQ(first.version(v).source, "from the second");
+}
+
+TEST(ProjectStore, RefusesANewerSchemaLeftInTheWalAndChangesNothing) {
+  fs::path dir = test::scratch_dir("store_newer_wal");
+  { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
+  // A newer Nova that still has the project open: its migration is only in the WAL.
+  sqlite3* newer = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / ProjectStore::kFileName).c_str(), &newer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(newer,
+                         "PRAGMA journal_mode=WAL; INSERT INTO schema_migrations(version, description) "
+                         "VALUES (3, 'newer')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  auto before = snapshot(dir);
+  EXPECT_NE(error_of(dir).find("newer Nova (schema 3; this build reads up to 2)"), std::string::npos);
+  auto after = snapshot(dir);
+  EXPECT_TRUE(after.at("project.nova") == before.at("project.nova"));
+  EXPECT_TRUE(after.at("project.nova-wal") == before.at("project.nova-wal"));
+  sqlite3_close(newer);
+}
+
+TEST(ProjectStore, RefusesAFolderWithoutAProject) {
+  fs::path dir = test::scratch_dir("store_empty");
+  EXPECT_EQ(error_of(dir), dir.string() + " is not a Nova project: it holds no project.nova");
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+}  // namespace
+}  // namespace nova

@@ -1,0 +1,62 @@
+#pragma once
+// The version tree of every fusion group as a Qt item model: groups at the top, each version under
+// the version it was derived from (builtin and first LLM versions directly under the group). Columns
+// show origin and status (build, correctness, speedup, chosen for export). Used by VersionTreeView.
+#include <QAbstractItemModel>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/project/candidate_version.h"
+#include "core/project/project_records.h"
+
+namespace nova::ui {
+
+class VersionTreeModel : public QAbstractItemModel {
+  Q_OBJECT
+ public:
+  enum Column {
+    NameColumn,
+    OriginColumn,
+    BuildColumn,
+    CorrectColumn,
+    SpeedupColumn,
+    ExportColumn,
+    ColumnCount
+  };
+  static constexpr int VersionIdRole = Qt::UserRole + 1;  // qint64, or invalid on group rows
+
+  explicit VersionTreeModel(QObject* parent = nullptr);
+  ~VersionTreeModel() override;
+
+  void setVersions(const std::vector<FusionGroupRecord>& groups,
+                   const std::vector<CandidateVersion>& versions);
+  std::optional<int64_t> versionId(const QModelIndex& index) const;
+  QModelIndex indexOfVersion(int64_t id) const;
+  const CandidateVersion* version(int64_t id) const;
+
+  QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+  QModelIndex parent(const QModelIndex& child) const override;
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+ private:
+  struct Node {
+    Node* parent = nullptr;
+    int row = 0;
+    std::optional<FusionGroupRecord> group;
+    std::optional<CandidateVersion> version;
+    std::vector<Node*> children;
+  };
+  Node* node(const QModelIndex& index) const;
+  QVariant versionData(const CandidateVersion& v, int column, int role) const;
+
+  Node root_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+}  // namespace nova::ui

@@ -1,0 +1,127 @@
+#include "ui/versions/version_tree_view.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QMetaMethod>
+#include <QPushButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "core/project/project_error.h"
+#include "core/project/project_store.h"
+#include "ui/versions/version_tree_model.h"
+
+namespace nova::ui {
+
+VersionTreeView::VersionTreeView(ProjectStore& store, QWidget* parent)
+    : QWidget(parent), store_(store), model_(new VersionTreeModel(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  tree_ = new QTreeView(this);
+  tree_->setModel(model_);
+  tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  tree_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  tree_->setUniformRowHeights(true);
+  tree_->setAlternatingRowColors(true);
+  tree_->header()->setStretchLastSection(false);
+  layout->addWidget(tree_, 1);
+
+  auto* buttons = new QHBoxLayout;
+  diff_ = new QPushButton("Diff selected", this);
+  diff_->setToolTip("Compare the two selected versions");
+  validate_ = new QPushButton("Validate && benchmark", this);
+  export_ = new QPushButton("Choose for export", this);
+  buttons->addWidget(diff_);
+  buttons->addWidget(validate_);
+  buttons->addWidget(export_);
+  buttons->addStretch();
+  layout->addLayout(buttons);
+  message_ = new QLabel(this);
+  message_->setWordWrap(true);
+  layout->addWidget(message_);
+
+  connect(diff_, &QPushButton::clicked, this, &VersionTreeView::diffSelected);
+  connect(validate_, &QPushButton::clicked, this, &VersionTreeView::validateSelected);
+  connect(export_, &QPushButton::clicked, this, &VersionTreeView::chooseSelectedForExport);
+  connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &VersionTreeView::updateButtons);
+  connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& index) {
+    if (auto id = model_->versionId(index)) emit versionActivated(*id);
+  });
+  refresh();
+}
+
+void VersionTreeView::refresh() {
+  QList<qint64> selected = selectedVersions();
+  model_->setVersions(store_.fusion_groups(), store_.all_versions());
+  tree_->expandAll();
+  for (int c = 0; c < VersionTreeModel::ColumnCount; ++c) tree_->resizeColumnToContents(c);
+  selectVersions(selected);
+  updateButtons();
+}
+
+void VersionTreeView::selectVersions(const QList<qint64>& ids) {
+  QItemSelection selection;
+  for (qint64 id : ids) {
+    QModelIndex index = model_->indexOfVersion(id);
+    if (index.isValid()) selection.select(index, index.siblingAtColumn(VersionTreeModel::ColumnCount - 1));
+  }
+  tree_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+  if (!ids.isEmpty()) tree_->scrollTo(model_->indexOfVersion(ids.back()));
+}
+
+QList<qint64> VersionTreeView::selectedVersions() const {
+  QList<qint64> ids;
+  for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
+    if (auto id = model_->versionId(index)) ids << *id;
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+QString VersionTreeView::message() const { return message_->text(); }
+void VersionTreeView::setMessage(const QString& text) { message_->setText(text); }
+
+void VersionTreeView::updateButtons() {
+  int n = static_cast<int>(selectedVersions().size());
+  diff_->setEnabled(n == 2);
+  validate_->setEnabled(n == 1);
+  export_->setEnabled(n == 1);
+}
+
+void VersionTreeView::diffSelected() {
+  QList<qint64> ids = selectedVersions();
+  if (ids.size() != 2) {
+    setMessage("Select two versions to compare them.");
+    return;
+  }
+  emit diffRequested(ids[0], ids[1]);  // older on the left
+}
+
+void VersionTreeView::validateSelected() {
+  QList<qint64> ids = selectedVersions();
+  if (ids.size() != 1) return;
+  if (!isSignalConnected(QMetaMethod::fromSignal(&VersionTreeView::validateRequested))) {
+    setMessage("Validation and benchmarking are not available in this build yet: nothing was run.");
+    return;
+  }
+  setMessage(QString("Validation of v%1 requested.").arg(ids[0]));
+  emit validateRequested(ids[0]);
+}
+
+void VersionTreeView::chooseSelectedForExport() {
+  QList<qint64> ids = selectedVersions();
+  if (ids.size() != 1) return;
+  try {
+    store_.choose_for_export(ids[0]);
+    refresh();
+    setMessage(QString("v%1 will be exported for its fusion group.").arg(ids[0]));
+  } catch (const ProjectError& e) {
+    setMessage(QString("Could not save the choice: %1").arg(e.what()));
+  }
+}
+
+}  // namespace nova::ui
