@@ -8,19 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/build/nvrtc_compiler.h"
 #include "core/worker/child_process.h"
 #include "support/test_paths.h"
-
-// The NVRTC C API, declared here because the test target does not see the toolkit's include folder
-// (nova_core links libnvrtc, so the symbols are in this executable). Signatures as in nvrtc.h.
-extern "C" {
-typedef struct _nvrtcProgram* nvrtcProgram;
-int nvrtcCreateProgram(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
-int nvrtcCompileProgram(nvrtcProgram, int, const char* const*);
-int nvrtcGetProgramLogSize(nvrtcProgram, size_t*);
-int nvrtcGetProgramLog(nvrtcProgram, char*);
-int nvrtcDestroyProgram(nvrtcProgram*);
-}
 
 namespace nova {
 namespace {
@@ -84,17 +74,10 @@ TEST(Diagnostics, KeepsInstantiationContextAndNotes) {
 }
 
 TEST(Diagnostics, LiveNvrtcLogMatchesTheRecording) {
-  std::string source = read(fixture("broken_kernel.cu"));
-  nvrtcProgram program = nullptr;
-  ASSERT_EQ(nvrtcCreateProgram(&program, source.c_str(), "broken_kernel.cu", 0, nullptr, nullptr), 0);
-  const char* options[] = {"--gpu-architecture=sm_90"};
-  EXPECT_NE(nvrtcCompileProgram(program, 1, options), 0);  // it must fail to compile
-  size_t size = 0;
-  nvrtcGetProgramLogSize(program, &size);
-  std::string log(size, '\0');
-  nvrtcGetProgramLog(program, log.data());
-  nvrtcDestroyProgram(&program);
-  EXPECT_EQ(parse_diagnostics(log), parse_diagnostics(read(fixture("nvrtc_broken_kernel.log")))) << log;
+  NvrtcCompiler compiler(test::scratch_dir("diagnostics_nvrtc"));
+  NvrtcResult r = compiler.compile(read(fixture("broken_kernel.cu")), "broken_kernel.cu", "sm_90");
+  EXPECT_FALSE(r.ok);  // it must fail to compile
+  EXPECT_EQ(parse_diagnostics(r.log), parse_diagnostics(read(fixture("nvrtc_broken_kernel.log")))) << r.log;
 }
 
 TEST(Diagnostics, LiveNvccLogMatchesTheRecording) {
