@@ -40,6 +40,9 @@ GraphView::~GraphView() {
   // The worker writes into a result this view no longer reads; let it finish before Graphviz state
   // and the program go away.
   if (worker_) worker_->wait();
+  // The scene outlives this object's members; deleting its items must not call back into them.
+  scene()->disconnect(this);
+  updating_selection_ = true;
 }
 
 void GraphView::setGraph(ModelGraph graph, int max_visible) {
