@@ -75,8 +75,9 @@ void GraphViewModel::expand_all() {
 
 void GraphViewModel::collapse_at_depth(int d) {
   collapsed_.clear();
+  // A scope of one op would only trade the op's name for the module's.
   for (const auto& s : scopes_)
-    if (depth(s) == d) collapsed_.insert(s);
+    if (depth(s) == d && member_count(s) > 1) collapsed_.insert(s);
   rebuild();
 }
 
@@ -213,7 +214,8 @@ void GraphViewModel::rebuild() {
     for (const auto& a : n.args) {
       if (a.tensor.empty()) continue;
       // Parameters and buffers are not items; the detail panel lists them as arguments.
-      if (auto it = item_of_tensor.find(a.tensor); it != item_of_tensor.end()) connect(it->second, to, a.tensor);
+      if (auto it = item_of_tensor.find(a.tensor); it != item_of_tensor.end())
+        connect(it->second, to, a.tensor);
     }
   }
   for (const auto& out : graph_->outputs) {

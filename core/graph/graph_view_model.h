@@ -17,12 +17,12 @@ class GraphViewModel {
   struct Item {
     enum class Kind { Node, Scope, Input, Output };
     Kind kind = Kind::Node;
-    int node_id = -1;         // Kind::Node
-    std::string scope;        // Kind::Scope: the collapsed nn.Module path
-    std::string tensor;       // Kind::Input / Kind::Output: the value's name
-    int member_count = 0;     // Kind::Scope: nodes inside
-    std::string label;        // first line: op name, scope path or value name
-    std::string detail;       // second line: output shape and dtype, module type and op count
+    int node_id = -1;      // Kind::Node
+    std::string scope;     // Kind::Scope: the collapsed nn.Module path
+    std::string tensor;    // Kind::Input / Kind::Output: the value's name
+    int member_count = 0;  // Kind::Scope: nodes inside
+    std::string label;     // first line: op name, scope path or value name
+    std::string detail;    // second line: output shape and dtype, module type and op count
     OpClass op_class = OpClass::Other;
   };
   // An edge between visible items; `tensors` lists every value it stands for (several when it
@@ -52,7 +52,7 @@ class GraphViewModel {
   void expand(const std::string& scope);
   bool is_collapsed(const std::string& scope) const { return collapsed_.count(scope) > 0; }
   void expand_all();
-  // Collapses every scope at `depth` (and only those).
+  // Collapses every scope of more than one op at `depth` (and only those).
   void collapse_at_depth(int depth);
   // Collapses the deepest scope level that leaves at most `max_visible` items, or the top level if
   // none does; expands everything when the whole graph fits. Returns the depth used (0: none).

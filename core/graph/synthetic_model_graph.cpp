@@ -22,7 +22,8 @@ Shape contiguous_stride(const Shape& s) {
 // Appends nodes, parameters and inputs to a ModelGraph the way intake would record them.
 class GraphBuilder {
  public:
-  GraphBuilder(std::string dtype, int element_bytes) : dtype_(std::move(dtype)), element_bytes_(element_bytes) {}
+  GraphBuilder(std::string dtype, int element_bytes)
+      : dtype_(std::move(dtype)), element_bytes_(element_bytes) {}
 
   std::string input(const std::string& name, const Shape& shape) {
     g.inputs.push_back(tensor(name, shape));
@@ -85,7 +86,8 @@ constexpr const char* kLayerNorm = "torch.nn.modules.normalization.LayerNorm";
 
 // The four core-ATen nodes of nn.Linear on a [B, T, in] input: view, permute(weight), addmm, view.
 std::string linear(GraphBuilder& b, const std::string& scope, const std::string& x, std::int64_t rows,
-                   std::int64_t seq, std::int64_t in, std::int64_t out, int line, std::vector<int>* ids = nullptr) {
+                   std::int64_t seq, std::int64_t in, std::int64_t out, int line,
+                   std::vector<int>* ids = nullptr) {
   std::string w = b.param(scope + ".weight", {out, in});
   std::string bias = b.param(scope + ".bias", {out});
   std::string src = "return F.linear(input, self.weight, self.bias)";
@@ -93,8 +95,9 @@ std::string linear(GraphBuilder& b, const std::string& scope, const std::string&
                           {{"size", {rows * seq, in}}}, line, src);
   std::string wt = b.op("permute", OpClass::DataMovement, scope, kLinear, {{"self", w}}, {in, out}, 0,
                         {{"dims", {1, 0}}}, line, src);
-  std::string mm = b.op("addmm", OpClass::Matmul, scope, kLinear, {{"self", bias}, {"mat1", flat}, {"mat2", wt}},
-                        {rows * seq, out}, 2.0 * rows * seq * in * out, {}, line, src);
+  std::string mm =
+      b.op("addmm", OpClass::Matmul, scope, kLinear, {{"self", bias}, {"mat1", flat}, {"mat2", wt}},
+           {rows * seq, out}, 2.0 * rows * seq * in * out, {}, line, src);
   if (ids) ids->push_back(b.last_id());
   return b.op("view", OpClass::DataMovement, scope, kLinear, {{"self", mm}}, {rows, seq, out}, 0,
               {{"size", {rows, seq, out}}}, line, src);
@@ -122,16 +125,16 @@ ModelGraph make_seed_demo_graph() {
   std::string cb = b.param("conv_bias", {16});
   std::string bias = b.param("bias", {16, 1, 1});
   Shape out = {128, 16, 30, 30};
-  std::string conv = b.op("convolution", OpClass::Convolution, "", "", {{"input", x}, {"weight", w}, {"bias", cb}},
-                          out, 2.0 * numel(out) * 3 * 3 * 3,
+  std::string conv = b.op("convolution", OpClass::Convolution, "", "",
+                          {{"input", x}, {"weight", w}, {"bias", cb}}, out, 2.0 * numel(out) * 3 * 3 * 3,
                           {{"stride", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}}, {"groups", 1}}, 29,
                           "x = F.conv2d(x, conv_weight, bias=conv_bias)");
-  std::string mn = b.op("minimum", OpClass::Elementwise, "", "", {{"self", conv}}, out, -1, {{"other", 0.5}}, 30,
-                        "x = torch.min(x, torch.tensor(constant_value))");
-  std::string add =
-      b.op("add", OpClass::Elementwise, "", "", {{"self", mn}, {"other", bias}}, out, -1, {}, 31, "x = x + bias");
-  std::string mul =
-      b.op("mul", OpClass::Elementwise, "", "", {{"self", add}}, out, -1, {{"other", 2.0}}, 32, "x = x * scaling_factor");
+  std::string mn = b.op("minimum", OpClass::Elementwise, "", "", {{"self", conv}}, out, -1, {{"other", 0.5}},
+                        30, "x = torch.min(x, torch.tensor(constant_value))");
+  std::string add = b.op("add", OpClass::Elementwise, "", "", {{"self", mn}, {"other", bias}}, out, -1, {},
+                         31, "x = x + bias");
+  std::string mul = b.op("mul", OpClass::Elementwise, "", "", {{"self", add}}, out, -1, {{"other", 2.0}}, 32,
+                         "x = x * scaling_factor");
   b.g.outputs.push_back(b.g.nodes.back().outputs.front());
   FusionGroup group;
   group.id = 0;
@@ -157,8 +160,8 @@ ModelGraph make_transformer_graph(int node_count) {
   b.set_file("synthetic/transformer.py");
   std::string h = b.input("x", {B, T, D});
   std::string pos = b.param("embed.pos", {T, D});
-  h = b.op("add", OpClass::Elementwise, "embed", "model.Embedding", {{"self", h}, {"other", pos}}, {B, T, D}, -1, {},
-           12, "return x + self.pos");
+  h = b.op("add", OpClass::Elementwise, "embed", "model.Embedding", {{"self", h}, {"other", pos}}, {B, T, D},
+           -1, {}, 12, "return x + self.pos");
 
   int group_id = 0;
   for (int i = 0; i < blocks; ++i) {
@@ -188,15 +191,16 @@ ModelGraph make_transformer_graph(int node_count) {
              {{"dim", -1}, {"half_to_float", false}}, 27, "att = att.softmax(dim=-1)");
     std::string o = b.op("matmul", OpClass::Matmul, A, kAttn, {{"self", s}, {"other", v}}, {B, H, T, hd},
                          2.0 * B * H * T * T * hd, {}, 28, "y = att @ v");
-    o = b.op("permute", OpClass::DataMovement, A, kAttn, {{"self", o}}, {B, T, H, hd}, 0, {{"dims", {0, 2, 1, 3}}},
-             29, "y = y.transpose(1, 2).contiguous().view(B, T, D)");
+    o = b.op("permute", OpClass::DataMovement, A, kAttn, {{"self", o}}, {B, T, H, hd}, 0,
+             {{"dims", {0, 2, 1, 3}}}, 29, "y = y.transpose(1, 2).contiguous().view(B, T, D)");
     o = b.op("clone", OpClass::DataMovement, A, kAttn, {{"self", o}}, {B, T, H, hd}, 0,
-             {{"memory_format", "contiguous_format"}}, 29, "y = y.transpose(1, 2).contiguous().view(B, T, D)");
+             {{"memory_format", "contiguous_format"}}, 29,
+             "y = y.transpose(1, 2).contiguous().view(B, T, D)");
     o = b.op("view", OpClass::DataMovement, A, kAttn, {{"self", o}}, {B, T, D}, 0, {{"size", {B, T, D}}}, 29,
              "y = y.transpose(1, 2).contiguous().view(B, T, D)");
     o = linear(b, A + ".o_proj", o, B, T, D, D, 30);
-    h = b.op("add", OpClass::Elementwise, L, "model.Block", {{"self", h}, {"other", o}}, {B, T, D}, -1, {}, 41,
-             "x = x + self.attn(self.ln1(x))");
+    h = b.op("add", OpClass::Elementwise, L, "model.Block", {{"self", h}, {"other", o}}, {B, T, D}, -1, {},
+             41, "x = x + self.attn(self.ln1(x))");
     std::string n2 = layer_norm(b, L + ".ln2", h, {B, T, D}, 42);
     std::vector<int> fused;
     std::string f = linear(b, L + ".mlp.fc1", n2, B, T, D, F, 34, &fused);
@@ -206,8 +210,8 @@ ModelGraph make_transformer_graph(int node_count) {
     fused.push_back(b.last_id());
     b.g.groups.push_back(FusionGroup{group_id++, "gemm+epilogue", fused.front(), fused, {}, {f}, 0, 0, {}});
     f = linear(b, L + ".mlp.fc2", f, B, T, F, D, 36);
-    h = b.op("add", OpClass::Elementwise, L, "model.Block", {{"self", h}, {"other", f}}, {B, T, D}, -1, {}, 43,
-             "x = x + self.mlp(self.ln2(x))");
+    h = b.op("add", OpClass::Elementwise, L, "model.Block", {{"self", h}, {"other", f}}, {B, T, D}, -1, {},
+             43, "x = x + self.mlp(self.ln2(x))");
   }
   h = layer_norm(b, "norm", h, {B, T, D}, 50);
   h = linear(b, "head", h, B, T, D, V, 51);

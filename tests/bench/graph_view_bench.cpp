@@ -46,17 +46,16 @@ void measure(const char* name, int nodes, bool expanded, int runs) {
     else
       model.apply_default_collapse(300);
     items = model.items().size();
-    layout.push_back(nova::ui::GraphLayoutEngine().layout(nova::ui::GraphSceneBuilder::request(model)).millis);
+    layout.push_back(
+        nova::ui::GraphLayoutEngine().layout(nova::ui::GraphSceneBuilder::request(model)).millis);
 
     nova::ui::GraphView view;
     view.resize(1400, 900);
     view.show();
-    paint.push_back(first_paint_ms(view, [&] {
-      view.setGraph(graph, expanded ? nodes + 10 : 300);
-    }));
+    paint.push_back(first_paint_ms(view, [&] { view.setGraph(graph, expanded ? nodes + 10 : 300); }));
   }
-  std::printf("%-34s nodes %5d  visible boxes %5zu  layout median %8.1f ms  first paint median %8.1f ms\n", name,
-              nodes, items, median(layout), median(paint));
+  std::printf("%-34s nodes %5d  visible boxes %5zu  layout median %8.1f ms  first paint median %8.1f ms\n",
+              name, nodes, items, median(layout), median(paint));
 }
 
 }  // namespace

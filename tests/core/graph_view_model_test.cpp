@@ -72,7 +72,8 @@ TEST(GraphViewModel, CollapsedScopeIsOneItemAndEdgesAggregate) {
     if (e.from == s && e.to == add) agg = &e;
   }
   ASSERT_NE(agg, nullptr);
-  EXPECT_EQ(std::set<std::string>(agg->tensors.begin(), agg->tensors.end()), (std::set<std::string>{"tanh", "relu"}));
+  EXPECT_EQ(std::set<std::string>(agg->tensors.begin(), agg->tensors.end()),
+            (std::set<std::string>{"tanh", "relu"}));
   EXPECT_EQ(m.edges().size(), 3u);  // x->s, s->add, add->output
   // The group's nodes are hidden inside s: no outline.
   EXPECT_TRUE(m.groups().empty());

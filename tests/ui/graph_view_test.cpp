@@ -2,10 +2,10 @@
 // demo graph with its fusion group, selection and the detail panel's source link, search, and the
 // generated 2,000-node transformer collapsed, expanded, revealed and heat-coloured. Screenshots go
 // to NOVA_TEST_OUTPUT.
+#include <gtest/gtest.h>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
-#include <gtest/gtest.h>
 
 #include <filesystem>
 

@@ -9,8 +9,8 @@ namespace nova::ui {
 class GraphLayoutEngine {
  public:
   struct Options {
-    double node_sep = 18;  // points between boxes of one rank
-    double rank_sep = 28;  // points between ranks
+    double node_sep = 18;     // points between boxes of one rank
+    double rank_sep = 28;     // points between ranks
     int bounded_above = 600;  // node count from which the search limits below apply
     double mclimit = 0.2;
     int nslimit = 4;

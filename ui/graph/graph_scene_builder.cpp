@@ -42,10 +42,9 @@ std::vector<NodeItem*> GraphSceneBuilder::build(QGraphicsScene& scene, const Gra
     QRectF bounds;
     for (int index : g.items)
       if (index < static_cast<int>(nodes.size()))
-        bounds = bounds.united(nodes[index]->mapRectToScene(QRectF(-layout.nodes[index].width / 2,
-                                                                   -layout.nodes[index].height / 2,
-                                                                   layout.nodes[index].width,
-                                                                   layout.nodes[index].height)));
+        bounds = bounds.united(nodes[index]->mapRectToScene(
+            QRectF(-layout.nodes[index].width / 2, -layout.nodes[index].height / 2, layout.nodes[index].width,
+                   layout.nodes[index].height)));
     if (!bounds.isNull()) scene.addItem(new GroupOutlineItem(bounds, QString::fromStdString(g.label)));
   }
   // Room around the drawing so outlines at the border are not clipped.

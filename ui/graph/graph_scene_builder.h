@@ -15,7 +15,8 @@ class GraphSceneBuilder {
  public:
   static LayoutRequest request(const GraphViewModel& model);
   // Clears the scene and fills it; returns the node item of each visible item, by index.
-  static std::vector<NodeItem*> build(QGraphicsScene& scene, const GraphViewModel& model, const GraphLayout& layout);
+  static std::vector<NodeItem*> build(QGraphicsScene& scene, const GraphViewModel& model,
+                                      const GraphLayout& layout);
 };
 
 }  // namespace nova::ui

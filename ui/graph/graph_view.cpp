@@ -17,7 +17,7 @@ namespace {
 
 // Below this many boxes dot finishes in well under 100 ms here, so the UI thread does it.
 constexpr std::size_t kSynchronousItems = 150;
-constexpr double kMinScale = 0.01, kMaxScale = 4.0;
+constexpr double kMinScale = 0.01, kMaxScale = 4.0, kReadableScale = 0.6;
 
 }  // namespace
 
@@ -32,7 +32,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), legend_(new QLabe
   setOptimizationFlag(QGraphicsView::DontSavePainterState);
   connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphView::onSceneSelectionChanged);
   legend_->setAttribute(Qt::WA_TransparentForMouseEvents);
-  legend_->setStyleSheet("QLabel { background: rgba(255,255,255,230); border: 1px solid #bbb; padding: 4px; }");
+  legend_->setStyleSheet(
+      "QLabel { background: rgba(255,255,255,230); border: 1px solid #bbb; padding: 4px; }");
   updateLegend();
 }
 
@@ -116,7 +117,7 @@ void GraphView::showLayout(const GraphLayout& layout) {
     centerOnNode(*pending_focus_);
     pending_focus_.reset();
   } else if (fit_after_layout_) {
-    fitAll();
+    showOverview();
   }
   fit_after_layout_ = false;
   emit layoutReady();
@@ -263,12 +264,19 @@ void GraphView::collapseDefault() {
 void GraphView::fitAll() {
   if (scene()->items().isEmpty()) return;
   fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
-  // A tall graph fitted whole is unreadable; keep a minimum scale and start at the top.
-  if (transform().m11() < 0.05) {
-    setTransform(QTransform::fromScale(0.05, 0.05));
-    centerOn(scene()->sceneRect().center().x(), scene()->sceneRect().top());
-  }
+  if (transform().m11() < kMinScale) setTransform(QTransform::fromScale(kMinScale, kMinScale));
   if (transform().m11() > 1.5) setTransform(QTransform::fromScale(1.5, 1.5));
+}
+
+void GraphView::showOverview() {
+  fitAll();
+  // A long model fitted whole is a hairline; open it readable at its inputs instead, as Netron does.
+  if (transform().m11() < kReadableScale) {
+    const QRectF r = scene()->sceneRect();
+    double s = std::clamp(viewport()->width() / r.width(), kReadableScale, 1.0);
+    setTransform(QTransform::fromScale(s, s));
+    centerOn(r.center().x(), r.top() + viewport()->height() / (2 * s));
+  }
 }
 
 void GraphView::zoomBy(double factor) {

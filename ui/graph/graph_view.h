@@ -43,6 +43,8 @@ class GraphView : public QGraphicsView {
   void expandAll();
   void collapseDefault();
   void fitAll();
+  // Fits the graph, or when that is too small to read, shows its top (the inputs) readable.
+  void showOverview();
   void zoomBy(double factor);
 
   // Highlights every match of `query` (over the whole graph) and goes to the first; returns count.

@@ -19,7 +19,8 @@ const QFont& font() {
 
 GroupOutlineItem::GroupOutlineItem(const QRectF& nodes_bounds, const QString& label)
     : outline_(nodes_bounds.adjusted(-kMargin, -kMargin, kMargin, kMargin)), label_(label) {
-  setZValue(0);
+  // Above edges (its label stays readable where one crosses it), below the node boxes.
+  setZValue(1.5);
   QFontMetricsF fm(font());
   // The label sits inside the outline's top edge, left of the nodes, so neighbours never cover it.
   label_rect_ = QRectF(outline_.left() + 6, outline_.top() - fm.height() / 2, fm.horizontalAdvance(label) + 8,
@@ -33,7 +34,7 @@ void GroupOutlineItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
   const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
   QColor colour("#7b3294");
   QColor tint = colour;
-  tint.setAlpha(18);
+  tint.setAlpha(14);
   QPen pen(colour, 1.5, Qt::DashLine);
   pen.setCosmetic(lod < 0.5);
   painter->setPen(pen);

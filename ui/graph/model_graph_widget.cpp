@@ -38,6 +38,10 @@ ModelGraphWidget::ModelGraphWidget(QWidget* parent)
   split->addWidget(details_);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
+  split->setCollapsible(0, false);
+  // Long strides and source lines wrap instead of taking the graph's room.
+  details_->setMinimumWidth(240);
+  details_->setMaximumWidth(420);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);

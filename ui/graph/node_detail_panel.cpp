@@ -27,7 +27,8 @@ QString si(double v, const char* unit) {
 }
 
 QString row(const QString& key, const QString& value) {
-  return QString("<tr><td style='color:#555; padding-right:8px' valign=top>%1</td><td>%2</td></tr>").arg(key, value);
+  return QString("<tr><td style='color:#555; padding-right:8px' valign=top>%1</td><td>%2</td></tr>")
+      .arg(key, value);
 }
 
 }  // namespace
@@ -48,7 +49,9 @@ NodeDetailPanel::NodeDetailPanel(QWidget* parent) : QWidget(parent), label_(new 
   clear();
 }
 
-void NodeDetailPanel::clear() { label_->setText("<i>Select a node to see its shapes, cost and source line.</i>"); }
+void NodeDetailPanel::clear() {
+  label_->setText("<i>Select a node to see its shapes, cost and source line.</i>");
+}
 
 void NodeDetailPanel::activateLink(const QString& link) {
   QUrl url(link);
@@ -60,9 +63,10 @@ void NodeDetailPanel::activateLink(const QString& link) {
 void NodeDetailPanel::showNode(const ModelGraph& graph, int id) {
   const GraphNode* n = graph.node(id);
   if (!n) return clear();
-  QString html = QString("<h3 style='margin:0'>%1 <span style='color:#777; font-weight:normal'>#%2</span></h3>")
-                     .arg(esc(n->op))
-                     .arg(n->id);
+  QString html =
+      QString("<h3 style='margin:0'>%1 <span style='color:#777; font-weight:normal'>#%2</span></h3>")
+          .arg(esc(n->op))
+          .arg(n->id);
   html += "<table>";
   html += row("target", esc(n->target));
   html += row("class", esc(to_string(n->op_class)));

@@ -106,8 +106,10 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(QPen(QColor("#333333"), 1));
     painter->setBrush(Qt::white);
     painter->drawRect(badge);
-    painter->drawLine(QPointF(badge.left() + 3, badge.center().y()), QPointF(badge.right() - 3, badge.center().y()));
-    painter->drawLine(QPointF(badge.center().x(), badge.top() + 3), QPointF(badge.center().x(), badge.bottom() - 3));
+    painter->drawLine(QPointF(badge.left() + 3, badge.center().y()),
+                      QPointF(badge.right() - 3, badge.center().y()));
+    painter->drawLine(QPointF(badge.center().x(), badge.top() + 3),
+                      QPointF(badge.center().x(), badge.bottom() - 3));
     text.adjust(0, 0, -14, 0);
   }
   painter->setPen(QColor("#1a1a1a"));

@@ -29,7 +29,9 @@ class NodeItem : public QGraphicsItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
-  QRectF box() const { return QRectF(-size_.width() / 2, -size_.height() / 2, size_.width(), size_.height()); }
+  QRectF box() const {
+    return QRectF(-size_.width() / 2, -size_.height() / 2, size_.width(), size_.height());
+  }
   int index_;
   Item item_;
   QSizeF size_;

@@ -26,13 +26,11 @@ QColor OpClassPalette::fill(OpClass c) {
 
 QColor OpClassPalette::border(OpClass c) { return fill(c).darker(170); }
 
-QString OpClassPalette::name(OpClass c) {
-  return QString::fromStdString(to_string(c)).replace('_', ' ');
-}
+QString OpClassPalette::name(OpClass c) { return QString::fromStdString(to_string(c)).replace('_', ' '); }
 
 const std::vector<OpClass>& OpClassPalette::classes() {
-  static const std::vector<OpClass> all{OpClass::Convolution,   OpClass::Matmul,       OpClass::Elementwise,
-                                        OpClass::Reduction,     OpClass::Normalization, OpClass::DataMovement,
+  static const std::vector<OpClass> all{OpClass::Convolution, OpClass::Matmul,        OpClass::Elementwise,
+                                        OpClass::Reduction,   OpClass::Normalization, OpClass::DataMovement,
                                         OpClass::Other};
   return all;
 }
