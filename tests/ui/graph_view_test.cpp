@@ -185,7 +185,7 @@ TEST(GraphView, GeneratedTransformerCollapsesExpandsRevealsAndCachesLayouts) {
     if (n.op_class == OpClass::Matmul) heat[n.id] = n.flops;
   view->setNodeHeat(heat);
   EXPECT_TRUE(view->showsHeat());
-  view->fitAll();
+  view->showOverview();
   save(w, "graph_view_2000_heat.png");
 }
 
