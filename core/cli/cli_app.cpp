@@ -18,6 +18,7 @@ int run_cli(int argc, char** argv) {
   app.parse_complete_callback([&] { spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn); });
 
   add_doctor_command(app);
+  add_intake_command(app);
 
   try {
     app.parse(argc, argv);

@@ -23,7 +23,7 @@ def _intake(args, progress):
 
 def _crash(args, progress):
     # Test-only: how core sees a worker that dies in native code.
-    progress("about to crash on purpose")
+    progress("crashing on purpose")
     os.kill(os.getpid(), signal.SIGSEGV)
     time.sleep(5)
     return {}
