@@ -4,8 +4,8 @@
 #include <iostream>
 #include <map>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
@@ -59,12 +59,14 @@ void print_summary(const ModelGraph& g, double seconds, std::ostream& out) {
     double n = 1;
     for (auto d : p.tensor.shape) n *= static_cast<double>(d);
     values += n;
-    int width = p.tensor.dtype == "float64" || p.tensor.dtype == "int64" ? 8
-                : p.tensor.dtype == "float16" || p.tensor.dtype == "bfloat16" ? 2
-                : p.tensor.dtype == "bool" || p.tensor.dtype == "int8" || p.tensor.dtype == "uint8" ? 1 : 4;
+    int width = p.tensor.dtype == "float64" || p.tensor.dtype == "int64"                            ? 8
+                : p.tensor.dtype == "float16" || p.tensor.dtype == "bfloat16"                       ? 2
+                : p.tensor.dtype == "bool" || p.tensor.dtype == "int8" || p.tensor.dtype == "uint8" ? 1
+                                                                                                    : 4;
     bytes += n * width;
   }
-  out << fmt::format("parameters: {} tensors, {:.0f} values, {}\n", g.params.size(), values, human(bytes, "B"));
+  out << fmt::format("parameters: {} tensors, {:.0f} values, {}\n", g.params.size(), values,
+                     human(bytes, "B"));
   for (const auto& w : g.warnings) out << "warning: " << w << "\n";
   if (!g.saved_inputs.empty()) out << "example inputs saved to " << g.saved_inputs << "\n";
   out << fmt::format("intake took {:.2f} s\n", seconds);
@@ -84,7 +86,8 @@ void add_intake_command(CLI::App& app) {
   cmd->add_option("--inputs-dir", opts->inputs_dir,
                   "save example inputs and parameters (safetensors) here (default: beside --json)");
   cmd->add_option("--python", opts->python, "worker interpreter (default: from the settings)");
-  cmd->add_option("--timeout", opts->timeout, "seconds before the worker is stopped")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", opts->timeout, "seconds before the worker is stopped")
+      ->check(CLI::PositiveNumber);
   cmd->callback([opts] {
     std::string python = opts->python.empty() ? Settings::load().resolved_python() : opts->python;
     WorkerClient worker(python);

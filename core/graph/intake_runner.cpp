@@ -22,7 +22,8 @@ ModelGraph IntakeRunner::run(const fs::path& model, const IntakeOptions& options
   try {
     graph = result.get<ModelGraph>();
   } catch (const std::exception& e) {
-    throw WorkerError(WorkerError::Kind::Protocol, fmt::format("the worker's intake result is malformed: {}", e.what()));
+    throw WorkerError(WorkerError::Kind::Protocol,
+                      fmt::format("the worker's intake result is malformed: {}", e.what()));
   }
   graph.model_path = model.string();
   last_result_ = std::move(result);

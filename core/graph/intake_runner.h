@@ -16,7 +16,7 @@ namespace nova {
 struct IntakeOptions {
   std::filesystem::path inputs_dir;  // where <model>.inputs.safetensors goes; empty: not saved
   std::chrono::seconds timeout{600};
-  bool check_groups = true;          // run each group's functional source against the graph
+  bool check_groups = true;  // run each group's functional source against the graph
 };
 
 class IntakeRunner {

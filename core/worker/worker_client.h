@@ -38,8 +38,8 @@ class WorkerClient {
   const WorkerInfo& info() const { return info_; }
 
   // Sends {"id","cmd","args"} and returns the result object. Throws WorkerError.
-  nlohmann::json request(const std::string& cmd, const nlohmann::json& args, std::chrono::milliseconds timeout,
-                         const Progress& progress = {});
+  nlohmann::json request(const std::string& cmd, const nlohmann::json& args,
+                         std::chrono::milliseconds timeout, const Progress& progress = {});
 
   // Asks the worker to exit, then makes sure it did.
   void stop();

@@ -19,10 +19,10 @@ struct WorkerDevice {
 struct WorkerInfo {
   int protocol = 0;
   int pid = 0;
-  std::string executable;   // the interpreter
-  std::string python;       // its version, e.g. "3.11.7"
-  std::string torch;        // torch.__version__, empty if torch does not import
-  std::string torch_cuda;   // the CUDA torch was built with
+  std::string executable;  // the interpreter
+  std::string python;      // its version, e.g. "3.11.7"
+  std::string torch;       // torch.__version__, empty if torch does not import
+  std::string torch_cuda;  // the CUDA torch was built with
   std::string torch_error;
   bool cuda_available = false;
   std::vector<WorkerDevice> devices;

@@ -16,10 +16,10 @@ namespace {
 TEST(IntakeCli, SeedDemoWritesGraphJsonAndSummary) {
   auto dir = test::scratch_dir("intake_cli_seed");
   auto out = dir / "seed.json";
-  auto r = ChildProcess::run({test::nova_binary().string(), "intake",
-                              (test::shared_examples_dir() / "conv2d_min_add_multiply.py").string(), "--json",
-                              out.string()},
-                             ChildProcess::minimal_env(), 180s);
+  auto r = ChildProcess::run(
+      {test::nova_binary().string(), "intake",
+       (test::shared_examples_dir() / "conv2d_min_add_multiply.py").string(), "--json", out.string()},
+      ChildProcess::minimal_env(), 180s);
   ASSERT_TRUE(r.status.exited && r.status.code == 0) << r.out << r.err;
   EXPECT_NE(r.out.find("captured by torch.export"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("conv+epilogue"), std::string::npos) << r.out;
@@ -37,7 +37,8 @@ TEST(IntakeCli, BrokenModelExitsWithCode2AndAPlainMessage) {
                              ChildProcess::minimal_env(), 180s);
   EXPECT_TRUE(r.status.exited);
   EXPECT_EQ(r.status.code, 2) << r.err;
-  EXPECT_NE(r.err.find("nova: get_inputs() raised RuntimeError: dataset shard not found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nova: get_inputs() raised RuntimeError: dataset shard not found"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("raise RuntimeError(\"dataset shard not found\")"), std::string::npos) << r.err;
 
   auto missing = ChildProcess::run({test::nova_binary().string(), "intake", "/nonexistent/model.py"},

@@ -172,7 +172,8 @@ TEST_F(Intake, EveryExampleModel) {
   }
   // Module scopes come from nn_module_stack.
   ModelGraph t = runner.run(test::shared_examples_dir() / "tiny_transformer_block.py", opts);
-  auto qkv = std::find_if(t.nodes.begin(), t.nodes.end(), [](const GraphNode& n) { return n.scope == "attn.qkv"; });
+  auto qkv =
+      std::find_if(t.nodes.begin(), t.nodes.end(), [](const GraphNode& n) { return n.scope == "attn.qkv"; });
   ASSERT_NE(qkv, t.nodes.end());
   EXPECT_EQ(qkv->scope_type, "torch.nn.modules.linear.Linear");
   EXPECT_EQ(qkv->line, 17);
@@ -201,12 +202,14 @@ TEST_F(Intake, BrokenModelsFailWithPreciseMessages) {
   EXPECT_EQ(syntax.line(), 6);
 
   WorkerError missing = user_error("missing_get_inputs.py");
-  EXPECT_NE(std::string(missing.what()).find("does not define get_inputs"), std::string::npos) << missing.what();
+  EXPECT_NE(std::string(missing.what()).find("does not define get_inputs"), std::string::npos)
+      << missing.what();
 
   WorkerError raises = user_error("get_inputs_raises.py");
   EXPECT_NE(std::string(raises.what()).find("get_inputs() raised RuntimeError"), std::string::npos);
   EXPECT_NE(raises.traceback().find("dataset shard not found"), std::string::npos);
-  EXPECT_NE(raises.traceback().find("get_inputs_raises.py\", line 11"), std::string::npos) << raises.traceback();
+  EXPECT_NE(raises.traceback().find("get_inputs_raises.py\", line 11"), std::string::npos)
+      << raises.traceback();
   EXPECT_EQ(raises.traceback().find("nova_worker"), std::string::npos) << "worker frames not trimmed";
 
   WorkerError too_large = user_error("too_large.py");

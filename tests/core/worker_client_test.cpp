@@ -71,7 +71,8 @@ TEST(WorkerClient, TimeoutStopsTheWorker) {
     FAIL() << "no timeout";
   } catch (const WorkerError& e) {
     EXPECT_EQ(e.kind(), WorkerError::Kind::Timeout);
-    EXPECT_NE(std::string(e.what()).find("timed out after 2 s while sleeping"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("timed out after 2 s while sleeping"), std::string::npos)
+        << e.what();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
   EXPECT_FALSE(worker.running());
@@ -92,7 +93,8 @@ TEST(WorkerClient, RefusesAWorkerSpeakingAnotherProtocol) {
     FAIL() << "protocol 99 accepted";
   } catch (const WorkerError& e) {
     EXPECT_EQ(e.kind(), WorkerError::Kind::Protocol);
-    EXPECT_NE(std::string(e.what()).find("speaks protocol 99, this Nova speaks 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("speaks protocol 99, this Nova speaks 1"), std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(worker.running());
 }
