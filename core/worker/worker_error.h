@@ -1,0 +1,34 @@
+#pragma once
+// A failed worker request, as the caller sees it. Thrown by WorkerClient::request(); the kind tells
+// whose fault it was: the user's model (with the user's own traceback), a timeout or a crash of
+// the worker (which core then replaces), or a protocol violation.
+#include <stdexcept>
+#include <string>
+
+namespace nova {
+
+class WorkerError : public std::runtime_error {
+ public:
+  enum class Kind { UserError, Timeout, Crashed, Protocol, Internal };
+
+  WorkerError(Kind kind, const std::string& message, std::string traceback = {}, std::string file = {},
+              int line = 0)
+      : std::runtime_error(message),
+        kind_(kind),
+        traceback_(std::move(traceback)),
+        file_(std::move(file)),
+        line_(line) {}
+
+  Kind kind() const { return kind_; }
+  const std::string& traceback() const { return traceback_; }  // the user's frames only
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+
+ private:
+  Kind kind_;
+  std::string traceback_;
+  std::string file_;
+  int line_;
+};
+
+}  // namespace nova

@@ -1,0 +1,250 @@
+"""Fusion groups: partitions the captured nodes into pieces one kernel could replace, and writes
+each group as standalone PyTorch (module_fn + get_inputs) with the original ATen semantics."""
+
+import torch
+
+ANCHOR_KIND = {"convolution": "conv+epilogue", "matmul": "gemm+epilogue", "reduction": "reduction",
+               "normalization": "norm"}
+# Data movement that may ride along inside a group without breaking its chain.
+MOVABLE = "data_movement"
+
+
+class Group:
+    def __init__(self, gid):
+        self.id = gid
+        self.anchor = None      # index into the node list
+        self.members = []       # node indices, execution order
+        self.inputs = []
+        self.outputs = []
+        self.source = ""
+
+    @property
+    def kind(self):
+        return self._kind
+
+    def to_json(self, nodes, ids):
+        return {"id": self.id, "kind": self._kind,
+                "anchor": ids[self.anchor] if self.anchor is not None else None,
+                "nodes": [ids[m] for m in self.members], "inputs": self.inputs,
+                "outputs": self.outputs, "flops": self.flops, "bytes": self.bytes,
+                "functional_source": self.source}
+
+
+def partition(nodes, classes, graph_outputs):
+    """nodes: IRNodes in topological order; classes: their op classes. Returns Groups."""
+    producer = {}
+    for i, n in enumerate(nodes):
+        for name in n.out_names:
+            if name:
+                producer[name] = i
+    consumers = {}
+    for i, n in enumerate(nodes):
+        for name in n.input_names():
+            if name in producer:
+                consumers.setdefault(producer[name], set()).add(i)
+    group_of = {}
+    groups = []
+    pending = set()  # data movement on graph inputs / constants, waiting for a consumer's group
+
+    def producers(i):
+        return [producer[x] for x in nodes[i].input_names() if x in producer]
+
+    def depends_on(g_from, g_to):
+        """True if group g_from (transitively) reads from group g_to."""
+        stack, seen = [g_from], set()
+        while stack:
+            g = stack.pop()
+            if g in seen:
+                continue
+            seen.add(g)
+            for m in groups[g].members:
+                for p in producers(m):
+                    pg = group_of.get(p)
+                    if pg is None or pg == g:
+                        continue
+                    if pg == g_to:
+                        return True
+                    stack.append(pg)
+        return False
+
+    def can_join(i, g):
+        for p in producers(i):
+            pg = group_of.get(p)
+            if pg is not None and pg != g and depends_on(pg, g):
+                return False
+        return True
+
+    def add(i, g):
+        groups[g].members.append(i)
+        group_of[i] = g
+        for p in producers(i):  # pull in pending data movement this node reads
+            if p in pending:
+                pending.discard(p)
+                add_before(p, g)
+
+    def add_before(p, g):
+        for q in producers(p):
+            if q in pending:
+                pending.discard(q)
+                add_before(q, g)
+        groups[g].members.append(p)
+        group_of[p] = g
+
+    def new_group(i):
+        groups.append(Group(len(groups)))
+        g = len(groups) - 1
+        if classes[i] in ANCHOR_KIND:
+            groups[g].anchor = i
+        add(i, g)
+        return g
+
+    for i, cls in enumerate(classes):
+        prod_groups = []
+        for p in producers(i):
+            g = group_of.get(p)
+            if g is not None and g not in prod_groups:
+                prod_groups.append(g)
+        if cls in ANCHOR_KIND:
+            # An elementwise prologue feeding only this anchor becomes part of its group.
+            target = None
+            for g in prod_groups:
+                grp = groups[g]
+                if grp.anchor is None and all(c == i or group_of.get(c) == g for m in grp.members
+                                              for c in consumers.get(m, ())) and can_join(i, g) \
+                        and not any(nodes[m].out_names[0] in graph_outputs for m in grp.members):
+                    target = g
+            if target is not None:
+                groups[target].anchor = i
+                add(i, target)
+            else:
+                new_group(i)
+        elif cls in ("elementwise", MOVABLE) and producers(i) and all(p in pending for p in producers(i)) \
+                and all(x in producer for x in nodes[i].input_names()):
+            pending.add(i)  # computes a constant (e.g. a causal mask): goes with its consumer
+        elif cls in ("elementwise", MOVABLE):
+            joinable = [g for g in prod_groups if can_join(i, g)]
+            if joinable:  # prefer extending an anchored group (an epilogue), then the latest
+                add(i, max(joinable, key=lambda g: (groups[g].anchor is not None, g)))
+            elif cls == MOVABLE:
+                pending.add(i)
+            else:
+                new_group(i)
+        else:
+            new_group(i)
+    for i in sorted(pending):  # data movement nobody in a group consumed
+        new_group(i)
+    for grp in groups:
+        grp.members.sort()
+        if grp.anchor is not None:
+            grp._kind = ANCHOR_KIND[classes[grp.anchor]]
+        elif all(classes[m] == "elementwise" or classes[m] == MOVABLE for m in grp.members) and \
+                any(classes[m] == "elementwise" for m in grp.members):
+            grp._kind = "elementwise"
+        elif all(classes[m] == MOVABLE for m in grp.members):
+            grp._kind = "data_movement"
+        else:
+            grp._kind = "other"
+    # Boundaries: values read from outside (call order) and values used outside.
+    for grp in groups:
+        inside = {name for m in grp.members for name in nodes[m].out_names if name}
+        for m in grp.members:
+            for name in nodes[m].input_names():
+                if name not in inside and name not in grp.inputs:
+                    grp.inputs.append(name)
+        for m in grp.members:
+            for name in nodes[m].out_names:
+                if not name:
+                    continue
+                used_outside = name in graph_outputs or any(
+                    group_of.get(c) != grp.id and name in nodes[c].input_names()
+                    for c in consumers.get(m, ()))
+                if used_outside:
+                    grp.outputs.append(name)
+        if not grp.outputs:  # a group whose results nobody reads still yields its last value
+            grp.outputs.append(next(n for n in nodes[grp.members[-1]].out_names if n))
+    return groups
+
+
+def py_expr(v):
+    from .capture import Ref
+    if isinstance(v, Ref):
+        return v.name
+    if isinstance(v, float):
+        if v != v:
+            return "float('nan')"
+        if abs(v) == float("inf"):
+            return "float('inf')" if v > 0 else "float('-inf')"
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(py_expr(x) for x in v)
+        return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' if len(v) == 1 else ''})"
+    if isinstance(v, torch.dtype):
+        return str(v)
+    if isinstance(v, torch.device):
+        return f"torch.device({str(v)!r})"
+    if isinstance(v, (torch.layout, torch.memory_format)):
+        return str(v)
+    return repr(v)
+
+
+def random_tensor_expr(meta):
+    shape = "(" + "".join(f"{s}, " for s in meta.shape) + ")"
+    dt = meta.torch_dtype
+    if dt == torch.bool:
+        return f"torch.rand({shape}) < 0.5"
+    if dt.is_floating_point or dt.is_complex:
+        return f"torch.randn({shape}, dtype={dt})"
+    return f"torch.randint(0, 8, {shape}, dtype={dt})"
+
+
+def functional_source(grp, nodes, meta_of, model_name):
+    lines = [f'"""Fusion group {grp.id} ({grp._kind}) of {model_name}: ATen ops as captured."""',
+             "import torch", "", "",
+             f"def module_fn({', '.join(grp.inputs)}):"]
+    for m in grp.members:
+        n = nodes[m]
+        call_args = [py_expr(a) for a in n.args] + [f"{k}={py_expr(v)}" for k, v in n.kwargs.items()]
+        call = f"torch.ops.{n.op}({', '.join(call_args)})"
+        returns_list = len(n.op._schema.returns) == 1 and len(n.out_names) > 1
+        if len(n.out_names) == 1 and not returns_list:
+            lhs = n.out_names[0] or "_"
+        else:
+            lhs = ", ".join(x or "_" for x in n.out_names) + ("," if len(n.out_names) == 1 else "")
+        lines.append(f"    {lhs} = {call}")
+    outs = ", ".join(grp.outputs)
+    lines.append(f"    return {outs}" if len(grp.outputs) == 1 else f"    return ({outs})")
+    lines += ["", "", "def get_inputs():", "    return ["]
+    for name in grp.inputs:
+        lines.append(f"        {random_tensor_expr(meta_of(name))},  # {name}")
+    lines += ["    ]", ""]
+    return "\n".join(lines)
+
+
+def check_group(grp, values):
+    """Runs the group's source on the values the captured graph computed and on get_inputs()."""
+    result = {"group": grp.id, "ok": False, "max_abs_diff": None, "error": ""}
+    try:
+        namespace = {}
+        exec(compile(grp.source, f"<fusion group {grp.id}>", "exec"), namespace)
+        with torch.no_grad():
+            got = namespace["module_fn"](*[values[n] for n in grp.inputs])
+            got = got if isinstance(got, tuple) else (got,)
+            diff = 0.0
+            for name, g in zip(grp.outputs, got):
+                want = values[name]
+                if g.shape != want.shape or g.dtype != want.dtype:
+                    raise AssertionError(f"{name}: got {tuple(g.shape)} {g.dtype}, "
+                                         f"want {tuple(want.shape)} {want.dtype}")
+                if want.is_floating_point():
+                    d = (g.float() - want.float()).abs_().nan_to_num_(0.0)
+                    diff = max(diff, float(d.max()) if d.numel() else 0.0)
+                elif not torch.equal(g, want):
+                    diff = float("inf")
+            namespace["module_fn"](*namespace["get_inputs"]())
+        result["max_abs_diff"] = diff
+        result["ok"] = diff <= 1e-4
+        if not result["ok"]:
+            result["error"] = f"outputs differ from the captured graph by {diff:g}"
+    except Exception as exc:
+        result["error"] = f"{type(exc).__name__}: {exc}"
+    return result

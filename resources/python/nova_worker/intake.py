@@ -1,0 +1,148 @@
+"""The `intake` command: model file -> ModelGraph JSON (the layout of core/graph/model_graph.h),
+with fusion groups, cost estimates, and the example inputs and parameters saved as safetensors.
+
+args: {"model": path, "save_inputs": path or "", "check_groups": bool}"""
+
+import os
+import time
+import sys
+
+from .protocol import WorkerFailure
+
+
+def _first_line(exc):
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def run_intake(args, progress):
+    import torch
+
+    from . import capture, costs, fusion, loader
+
+    started = time.monotonic()
+    model_path = os.path.abspath(args.get("model", ""))
+    module, model, inputs, form = loader.load(model_path, progress)
+    forward_names = loader.forward_param_names(model)
+    base = os.path.basename(model_path)
+
+    progress("running the model once (eager) to record source lines", 0.25)
+    lines = capture.FunctionLineRecorder(model_path)
+    try:
+        with torch.no_grad(), lines:
+            model(*inputs)
+    except Exception as exc:
+        file, line = loader.deepest_user_frame(exc, model_path)
+        raise WorkerFailure("user_error", f"Model.forward raised {type(exc).__name__}: {_first_line(exc)}"
+                            + (f" ({base}:{line})" if line else ""),
+                            loader.user_traceback(exc, model_path), file, line) from None
+
+    progress("capturing the graph with torch.export", 0.4)
+    warnings = []
+    try:
+        cap = capture.capture_export(model, inputs, forward_names, model_path, module.__name__, lines)
+    except Exception as exc:
+        print(f"nova_worker: torch.export failed: {type(exc).__name__}: {_first_line(exc)}", file=sys.stderr)
+        progress("torch.export failed; recording the path the example inputs take", 0.5)
+        cap = capture.capture_dispatch(model, inputs, forward_names, model_path, module.__name__)
+        for line, text in lines.branches:
+            warnings.append(f"value-dependent control flow at {base}:{line} (`{text}`): captured the "
+                            f"path taken with the example inputs; other inputs may take another path")
+        warnings.append(f"torch.export could not capture the model ({type(exc).__name__}: "
+                        f"{_first_line(exc)[:200]}); used the eager dispatch trace instead")
+    warnings += cap.warnings
+
+    progress("estimating costs and forming fusion groups", 0.7)
+    classes = [costs.op_class(n.op) for n in cap.nodes]
+    ids = {i: i for i in range(len(cap.nodes))}
+    nodes_json = []
+    for i, (n, cls) in enumerate(zip(cap.nodes, classes)):
+        in_metas = [cap.meta(x) for x in n.input_names()]
+        in_metas = [m for m in in_metas if m is not None]
+        node_args = []
+        schema_args = n.op._schema.arguments
+        for k, value in enumerate(n.args):
+            node_args.append(_arg_json(schema_args[k].name if k < len(schema_args) else f"arg{k}", value))
+        for key, value in n.kwargs.items():
+            node_args.append(_arg_json(key, value))
+        nodes_json.append({
+            "id": i, "target": str(n.op), "op": costs.readable_op(n.op, len(n.args)), "op_class": cls,
+            "args": node_args, "outputs": [m.to_json() for m in n.outputs],
+            "scope": n.scope, "scope_type": n.scope_type, "file": n.file, "line": n.line,
+            "source_text": n.source_text,
+            "flops": costs.flops(n.op, cls, in_metas, n.outputs),
+            "bytes": costs.bytes_moved(n.op, cls, in_metas, n.outputs)})
+
+    groups = fusion.partition(cap.nodes, classes, set(cap.outputs))
+    stem = os.path.splitext(base)[0]
+    for g in groups:
+        g.flops = sum(nodes_json[m]["flops"] for m in g.members)
+        g.bytes = float(sum(costs.nbytes(cap.meta(x)) for x in g.inputs + g.outputs))
+        g.source = fusion.functional_source(g, cap.nodes, cap.meta, base)
+    checks = []
+    if args.get("check_groups", True):
+        progress("checking each group's functional source against the captured graph", 0.8)
+        for g in groups:
+            checks.append(fusion.check_group(g, cap.values))
+            if not checks[-1]["ok"]:
+                warnings.append(f"fusion group {g.id} ({g.kind}): functional source check failed: "
+                                f"{checks[-1]['error']}")
+
+    saved = args.get("save_inputs") or ""
+    if saved:
+        progress("saving example inputs and parameters", 0.9)
+        _save(saved, cap)
+
+    return {
+        "format": "nova.model_graph", "version": 1,
+        "model_path": model_path, "model_form": form, "capture_route": cap.route,
+        "warnings": warnings,
+        "inputs": [m.to_json() for m in cap.inputs],
+        "scalar_inputs": capture.scalar_inputs(inputs, forward_names),
+        "outputs": [cap.meta(o).to_json() for o in cap.outputs],
+        "params": [{"name": p, "graph_input": gname, "tensor": meta.to_json(), "is_buffer": buf}
+                   for p, gname, meta, buf in cap.params],
+        "nodes": nodes_json,
+        "groups": [g.to_json(cap.nodes, ids) for g in groups],
+        "saved_inputs": saved,
+        "torch_version": torch.__version__,
+        # Extras beyond the ModelGraph layout: for the log and the tests.
+        "group_checks": checks,
+        "elapsed_s": time.monotonic() - started,
+    }
+
+
+def _arg_json(name, value):
+    from .capture import Ref, json_value
+    if isinstance(value, Ref):
+        return {"name": name, "tensor": value.name, "constant": None}
+    return {"name": name, "tensor": "", "constant": json_value(value)}
+
+
+# torch dtype -> the name the safetensors binding takes (stored as F32, BF16, ... in the file).
+SAFETENSORS_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
+                      "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16",
+                      "int8": "int8", "uint8": "uint8", "bool": "bool"}
+
+
+def _save(path, cap):
+    """Example inputs and parameters as safetensors (raw serialisation: safetensors.torch would
+    need the `packaging` module, and numpy has no bfloat16)."""
+    import torch
+    from safetensors import serialize_file
+
+    tensors = {}
+    for m in cap.inputs:
+        tensors[f"input.{m.name}"] = cap.values[m.name]
+    for pname, gname, _, is_buffer in cap.params:
+        tensors[("buffer." if is_buffer else "param.") + pname] = cap.values[gname]
+    entries = {}
+    for key, t in tensors.items():
+        t = t.detach().contiguous().cpu()
+        dtype = str(t.dtype).replace("torch.", "")
+        if dtype not in SAFETENSORS_DTYPES:
+            raise WorkerFailure("user_error", f"cannot save {key}: dtype {dtype} is not supported")
+        data = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        entries[key] = {"dtype": SAFETENSORS_DTYPES[dtype], "shape": list(t.shape), "data": data}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    serialize_file(entries, path, metadata={"format": "nova.example_inputs"})
