@@ -14,6 +14,7 @@
 #include "support/test_paths.h"
 #include "ui/shell/about_dialog.h"
 #include "ui/shell/placeholder_panel.h"
+#include "core/graph/model_graph.h"
 
 namespace nova::ui {
 namespace {
@@ -23,6 +24,7 @@ class MainWindowTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test::scratch_dir("main_window");
     setenv("NOVA_SETTINGS", (dir_ / "settings.json").c_str(), 1);
+    setenv("NOVA_PROJECTS", (dir_ / "projects").c_str(), 1);
   }
   std::filesystem::path dir_;
 };
@@ -52,6 +54,40 @@ TEST_F(MainWindowTest, OpeningAModelAddsItToRecentFilesAndPersists) {
   Settings reloaded = Settings::load();
   ASSERT_FALSE(reloaded.recent_models.empty());
   EXPECT_EQ(reloaded.recent_models.front(), std::filesystem::canonical(model).string());
+}
+
+TEST_F(MainWindowTest, IntakeInTheBackgroundShowsTheGraphAndStoresIt) {
+  auto model = test::repo_examples_dir() / "conv2d_min_add_multiply.py";
+  MainWindow w(Settings{});
+  w.show();
+  QSignalSpy settled(&w, &MainWindow::modelSettled);
+  ASSERT_TRUE(w.openModel(QString::fromStdString(model.string())));
+  // The window answers while the worker runs.
+  EXPECT_TRUE(w.panel("graph")->message().contains("Capturing the graph"));
+  ASSERT_TRUE(settled.wait(180000));
+  ASSERT_TRUE(settled.first().at(1).toBool()) << w.panel("graph")->message().toStdString();
+  ASSERT_NE(w.graph(), nullptr);
+  std::vector<std::string> ops;
+  for (const auto& n : w.graph()->nodes)
+    if (n.op_class != OpClass::DataMovement) ops.push_back(n.op);
+  EXPECT_EQ(ops, (std::vector<std::string>{"convolution", "minimum", "add", "mul"}));
+  ASSERT_NE(w.project(), nullptr);
+  auto stored = w.project()->model();
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(nlohmann::json::parse(stored->graph_json).get<ModelGraph>().nodes.size(), w.graph()->nodes.size());
+  QTest::qWait(300);
+  EXPECT_TRUE(w.grab().save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "main_window_seed.png").string())));
+}
+
+TEST_F(MainWindowTest, AFailedIntakeShowsTheUsersTracebackAndTheStudioGoesOn) {
+  auto model = test::shared_examples_dir() / "broken" / "get_inputs_raises.py";
+  MainWindow w(Settings{});
+  QSignalSpy settled(&w, &MainWindow::modelSettled);
+  ASSERT_TRUE(w.openModel(QString::fromStdString(model.string())));
+  ASSERT_TRUE(settled.wait(180000));
+  EXPECT_FALSE(settled.first().at(1).toBool());
+  EXPECT_EQ(w.graph(), nullptr);
+  EXPECT_TRUE(w.panel("graph")->message().contains("dataset shard not found")) << w.panel("graph")->message().toStdString();
 }
 
 TEST_F(MainWindowTest, RefusesMissingAndNonPythonFilesWithAMessage) {

@@ -10,10 +10,19 @@
 #include <QMessageBox>
 #include <QStatusBar>
 
+#include <QFile>
+#include <QStackedWidget>
+
 #include "core/env/resource_paths.h"
+#include "core/project/project_error.h"
+#include "core/project/project_location.h"
+#include "ui/graph/model_graph_widget.h"
 #include "ui/shell/about_dialog.h"
+#include "ui/shell/intake_job.h"
 #include "ui/shell/placeholder_panel.h"
 #include "ui/shell/settings_dialog.h"
+#include "ui/shell/source_viewer.h"
+#include "ui/versions/kernel_workspace.h"
 
 namespace nova::ui {
 
@@ -32,10 +41,16 @@ MainWindow::MainWindow(Settings settings, QWidget* parent)
 }
 
 void MainWindow::buildDocks() {
+  // The centre shows the graph once intake has captured it, and a message panel until then.
   auto* graph =
       new PlaceholderPanel(tr("Model graph"), tr("Open a model to begin: File > Open model…"), this);
   panels_.insert("graph", graph);
-  setCentralWidget(graph);
+  graphWidget_ = new ModelGraphWidget(this);
+  centre_ = new QStackedWidget(this);
+  centre_->addWidget(graph);
+  centre_->addWidget(graphWidget_);
+  setCentralWidget(centre_);
+  connect(graphWidget_, &ModelGraphWidget::openSourceRequested, this, &MainWindow::showSource);
 
   struct DockSpec {
     const char* key;
@@ -61,6 +76,7 @@ void MainWindow::buildDocks() {
     auto* panel = new PlaceholderPanel(s.title, s.message, this);
     panels_.insert(s.key, panel);
     auto* dock = new QDockWidget(s.title, this);
+    if (QString(s.key) == "editor") editorDock_ = dock;
     dock->setObjectName(QString("dock_") + s.key);
     dock->setWidget(panel);
     addDockWidget(s.area, dock);
@@ -149,12 +165,91 @@ bool MainWindow::openModel(const QString& path) {
   saveSettings();
   rebuildRecentMenu();
   setWindowTitle(tr("%1 — Nova Studio").arg(info.fileName()));
-  statusBar()->showMessage(tr("Opened %1").arg(currentModel_));
-  panels_.value("graph")->setMessage(
-      tr("%1 is open. Graph capture (intake) is not part of this build yet.").arg(info.fileName()));
   emit modelOpened(currentModel_);
-  emit modelSettled(currentModel_, true);
+  openProject();
+  startIntake();
   return true;
+}
+
+void MainWindow::openProject() {
+  // The workspace refers to the store: it goes first.
+  if (workspace_) {
+    editorDock_->setWidget(panels_.value("editor"));
+    delete workspace_;
+    workspace_ = nullptr;
+  }
+  project_.reset();
+  try {
+    project_ = std::make_unique<ProjectStore>(open_project_for(currentModel_.toStdString()));
+  } catch (const std::exception& e) {
+    panels_.value("editor")->setMessage(tr("The project for this model cannot be opened: %1").arg(e.what()));
+    return;
+  }
+  workspace_ = new KernelWorkspace(*project_, editorDock_);
+  editorDock_->setWidget(workspace_);
+}
+
+void MainWindow::startIntake() {
+  hasGraph_ = false;
+  centre_->setCurrentWidget(panels_.value("graph"));
+  QString name = QFileInfo(currentModel_).fileName();
+  panels_.value("graph")->setMessage(tr("Capturing the graph of %1…").arg(name));
+  statusBar()->showMessage(tr("Intake of %1: starting the worker…").arg(name));
+  QString inputs = project_ ? QString::fromStdString(project_->folder().string()) : QString();
+  auto* job = new IntakeJob(currentModel_, QString::fromStdString(settings_.resolved_python()), inputs, this);
+  if (intake_) intake_->deleteLater();  // superseded: its result will never be delivered
+  intake_ = job;
+  connect(job, &IntakeJob::progress, this,
+          [this, name](const QString& m) { statusBar()->showMessage(tr("Intake of %1: %2").arg(name, m)); });
+  connect(job, &IntakeJob::succeeded, this, &MainWindow::intakeSucceeded);
+  connect(job, &IntakeJob::failed, this, &MainWindow::intakeFailed);
+  job->start();
+}
+
+void MainWindow::intakeSucceeded(const ModelGraph& graph, double seconds) {
+  graph_ = graph;
+  hasGraph_ = true;
+  graphWidget_->setGraph(graph_);
+  centre_->setCurrentWidget(graphWidget_);
+  if (project_) {
+    try {
+      ModelRecord record;
+      record.path = currentModel_.toStdString();
+      QFile f(currentModel_);
+      if (f.open(QIODevice::ReadOnly)) record.source = f.readAll().toStdString();
+      record.graph_json = nlohmann::json(graph_).dump();
+      project_->set_model(record);
+    } catch (const std::exception& e) {
+      statusBar()->showMessage(tr("The graph was not saved to the project: %1").arg(e.what()), 15000);
+    }
+  }
+  QString warnings;
+  for (const auto& w : graph_.warnings) warnings += "  ⚠ " + QString::fromStdString(w);
+  statusBar()->showMessage(tr("%1: %2 nodes, %3 fusion groups, captured by %4 in %5 s%6")
+                               .arg(QFileInfo(currentModel_).fileName())
+                               .arg(graph_.nodes.size())
+                               .arg(graph_.groups.size())
+                               .arg(QString::fromStdString(graph_.capture_route))
+                               .arg(seconds, 0, 'f', 1)
+                               .arg(warnings));
+  emit modelSettled(currentModel_, true);
+}
+
+void MainWindow::intakeFailed(const QString& message, const QString& details) {
+  hasGraph_ = false;
+  centre_->setCurrentWidget(panels_.value("graph"));
+  QString text = tr("Intake of %1 failed:\n%2").arg(QFileInfo(currentModel_).fileName(), message);
+  if (!details.isEmpty()) text += "\n\n" + details;
+  panels_.value("graph")->setMessage(text);
+  statusBar()->showMessage(tr("Intake failed: %1").arg(message.section('\n', 0, 0)), 30000);
+  emit modelSettled(currentModel_, false);
+}
+
+void MainWindow::showSource(const QString& file, int line) {
+  auto* viewer = new SourceViewer(this);
+  viewer->setAttribute(Qt::WA_DeleteOnClose);
+  viewer->showFile(file, line);
+  viewer->show();
 }
 
 void MainWindow::showSettings() {

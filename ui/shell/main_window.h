@@ -4,15 +4,24 @@
 // About box. Stage views replace the placeholder panels as they arrive.
 #include <QMainWindow>
 #include <QMap>
+#include <QPointer>
+#include <memory>
 
 #include "core/env/settings.h"
+#include "core/graph/model_graph.h"
+#include "core/project/project_store.h"
 
 class QMenu;
 class QLabel;
+class QStackedWidget;
+class QDockWidget;
 
 namespace nova::ui {
 
 class PlaceholderPanel;
+class ModelGraphWidget;
+class KernelWorkspace;
+class IntakeJob;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -25,11 +34,16 @@ class MainWindow : public QMainWindow {
   const Settings& settings() const { return settings_; }
   PlaceholderPanel* panel(const QString& name) const { return panels_.value(name); }
   QStringList dockNames() const;
+  ModelGraphWidget* graphWidget() const { return graphWidget_; }
+  KernelWorkspace* workspace() const { return workspace_; }
+  ProjectStore* project() const { return project_.get(); }
+  const ModelGraph* graph() const { return hasGraph_ ? &graph_ : nullptr; }
 
  public slots:
   void showOpenModelDialog();
   void showSettings();
   void showAbout();
+  void showSource(const QString& file, int line);
 
  signals:
   void modelOpened(const QString& path);
@@ -41,6 +55,10 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   void rebuildRecentMenu();
   void saveSettings();
+  void startIntake();
+  void intakeSucceeded(const ModelGraph& graph, double seconds);
+  void intakeFailed(const QString& message, const QString& details);
+  void openProject();
 
   Settings settings_;
   QString currentModel_;
@@ -48,6 +66,14 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QLabel* generatorLabel_ = nullptr;
+  QStackedWidget* centre_ = nullptr;
+  ModelGraphWidget* graphWidget_ = nullptr;
+  QDockWidget* editorDock_ = nullptr;
+  KernelWorkspace* workspace_ = nullptr;
+  std::unique_ptr<ProjectStore> project_;
+  QPointer<IntakeJob> intake_;  // the current intake; results of older ones are ignored
+  ModelGraph graph_;
+  bool hasGraph_ = false;
 };
 
 }  // namespace nova::ui

@@ -1,0 +1,24 @@
+#pragma once
+// A read-only view of a model's Python source, opened at a line: where "click opens the source"
+// from the graph's node details lands.
+#include <QDialog>
+
+class QsciScintilla;
+
+namespace nova::ui {
+
+class SourceViewer : public QDialog {
+  Q_OBJECT
+ public:
+  explicit SourceViewer(QWidget* parent = nullptr);
+  // Loads `file` and shows `line` (1-based) highlighted; false (with a message shown) if unreadable.
+  bool showFile(const QString& file, int line);
+  int currentLine() const;  // 1-based
+  QString text() const;
+
+ private:
+  QsciScintilla* editor_;
+  int marker_ = -1;
+};
+
+}  // namespace nova::ui
