@@ -20,6 +20,7 @@ int run_cli(int argc, char** argv) {
 
   add_doctor_command(app);
   add_intake_command(app);
+  add_generate_command(app);
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,10 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+#ifndef INFINITY  // NVRTC has no <math.h>
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace nova {
 
 // ---- conversions between storage types and the float the math runs in ----

@@ -70,7 +70,7 @@ TEST_F(Intake, SeedDemoIsOneConvEpilogueGroup) {
   EXPECT_DOUBLE_EQ(g.scalar_inputs[1].value("value", 0.0), 2.0);
   std::vector<std::string> params;
   for (const auto& p : g.params) params.push_back(p.name);
-  EXPECT_EQ(params, (std::vector<std::string>{"conv_weight", "conv_bias", "bias"}));
+  EXPECT_EQ(params, (std::vector<std::string>{"conv_weight", "conv_bias", "bias", "c_lifted_tensor_0"}));
 
   const GraphNode& conv = g.nodes.front();
   EXPECT_EQ(conv.op_class, OpClass::Convolution);

@@ -101,7 +101,11 @@ def run_intake(args, progress):
         "scalar_inputs": capture.scalar_inputs(inputs, forward_names),
         "outputs": [cap.meta(o).to_json() for o in cap.outputs],
         "params": [{"name": p, "graph_input": gname, "tensor": meta.to_json(), "is_buffer": buf}
-                   for p, gname, meta, buf in cap.params],
+                   for p, gname, meta, buf in cap.params]
+                  # Constant tensors the graph reads (e.g. torch.tensor(0.5) lifted by export) count as
+                  # buffers: generators and validation receive them like parameters.
+                  + [{"name": m.name, "graph_input": m.name, "tensor": m.to_json(), "is_buffer": True}
+                     for m in cap.constants],
         "nodes": nodes_json,
         "groups": [g.to_json(cap.nodes, ids) for g in groups],
         "saved_inputs": saved,

@@ -1,0 +1,115 @@
+// `nova generate MODEL.py (--group N | --all) [--out DIR] [--graph GRAPH.json] [--arch sm_90]`:
+// the builtin generator from the command line. Writes per group: the candidate (JSON), its device
+// code (.cu, compiled here with NVRTC to prove it builds) and the torch-extension form (_ext.cu).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "core/build/nvrtc_compiler.h"
+#include "core/cli/cli_app.h"
+#include "core/cli/cli_error.h"
+#include "core/env/settings.h"
+#include "core/gen/builtin_generator.h"
+#include "core/graph/intake_runner.h"
+#include "core/worker/worker_client.h"
+#include "core/worker/worker_error.h"
+
+namespace nova {
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw CliError("cannot write " + p.string());
+}
+
+ModelGraph load_graph(const std::string& model, const std::string& graph_json, const std::string& python) {
+  if (!graph_json.empty()) {
+    std::ifstream in(graph_json);
+    if (!in) throw CliError("cannot read " + graph_json, 2);
+    try {
+      return nlohmann::json::parse(in).get<ModelGraph>();
+    } catch (const std::exception& e) {
+      throw CliError(fmt::format("{} is not a model graph: {}", graph_json, e.what()), 2);
+    }
+  }
+  WorkerClient worker(python);
+  IntakeRunner runner(worker);
+  try {
+    return runner.run(model);
+  } catch (const WorkerError& e) {
+    std::string msg = e.what();
+    if (!e.traceback().empty()) msg += "\n" + e.traceback();
+    throw CliError(msg, e.kind() == WorkerError::Kind::UserError ? 2 : 1);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(e.what(), 2);
+  }
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("generate", "write fused CUDA candidates for a model's fusion groups (builtin generator)");
+  struct Opts {
+    std::string model, out = "nova-candidates", graph, arch = "sm_90", python;
+    int group = -1;
+    bool all = false;
+    int sm_count = 132;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("model", o->model, "the model file (KernelBench or functional form)")->required();
+  cmd->add_option("--group", o->group, "the fusion group to generate for");
+  cmd->add_flag("--all", o->all, "every fusion group");
+  cmd->add_option("--out", o->out, "output folder (default: nova-candidates)");
+  cmd->add_option("--graph", o->graph, "use this graph JSON (from `nova intake --json`) instead of running intake");
+  cmd->add_option("--arch", o->arch, "GPU architecture to specialise and compile for (default sm_90)");
+  cmd->add_option("--sm-count", o->sm_count, "multiprocessors of the target GPU (default 132, an H100/H200)");
+  cmd->add_option("--python", o->python, "worker interpreter (default: from the settings)");
+  cmd->callback([o] {
+    if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
+    Settings settings = Settings::load();
+    ModelGraph graph = load_graph(o->model, o->graph, o->python.empty() ? settings.resolved_python() : o->python);
+    std::vector<const FusionGroup*> groups;
+    for (const auto& g : graph.groups)
+      if (o->all || g.id == o->group) groups.push_back(&g);
+    if (groups.empty())
+      throw CliError(fmt::format("the model has no fusion group {} (it has {})", o->group, graph.groups.size()), 2);
+    fs::create_directories(o->out);
+    BuiltinGenerator gen({o->arch, o->sm_count});
+    NvrtcCompiler nvrtc;
+    int failures = 0;
+    for (const FusionGroup* g : groups) {
+      auto t0 = std::chrono::steady_clock::now();
+      Candidate c = gen.generate(graph, *g);
+      double gen_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::string stem = fmt::format("group{}", g->id);
+      write_text(fs::path(o->out) / (stem + ".candidate.json"), nlohmann::json(c).dump(2) + "\n");
+      if (c.declined) {
+        std::cout << fmt::format("group {} ({}): declined: {}\n", g->id, g->kind, *c.declined);
+        continue;
+      }
+      write_text(fs::path(o->out) / (stem + ".cu"), c.cuda_source);
+      write_text(fs::path(o->out) / (stem + "_ext.cu"), c.extension_source);
+      NvrtcResult r = nvrtc.compile(c.cuda_source, stem + ".cu", o->arch);
+      std::cout << fmt::format("group {} ({}): rule {}, {} step(s){}; generated in {:.1f} ms; NVRTC {} for {} {}\n", g->id,
+                               g->kind, c.origin.rule, c.plan.steps.size(),
+                               c.library_ops.empty() ? "" : ", library: " + fmt::format("{}", fmt::join(c.library_ops, ", ")),
+                               gen_ms, r.ok ? "ok" : "FAILED", o->arch,
+                               r.cache_hit ? "(cached)" : fmt::format("in {:.0f} ms", r.compile_ms));
+      if (!r.ok) {
+        ++failures;
+        std::cout << r.log << "\n";
+      }
+    }
+    std::cout << fmt::format("candidates written to {}\n", o->out);
+    if (failures) throw CliError(fmt::format("{} candidate(s) did not compile", failures), 1);
+  });
+}
+
+}  // namespace nova

@@ -1,0 +1,67 @@
+#include "core/gen/builtin_generator.h"
+
+#include <fmt/format.h>
+
+#include "core/gen/conv2d_rule.h"
+#include "core/gen/extension_writer.h"
+#include "core/gen/gemm_rule.h"
+#include "core/gen/pointwise_rule.h"
+#include "core/gen/row_rule.h"
+
+namespace nova {
+
+namespace {
+
+RuleOutput pick_rule(const GroupContext& ctx) {
+  const GraphNode* anchor = ctx.anchor();
+  if (!anchor) return PointwiseRule::generate(ctx);
+  switch (anchor->op_class) {
+    case OpClass::Convolution: return Conv2dRule::generate(ctx);
+    case OpClass::Matmul: return GemmRule::generate(ctx);
+    case OpClass::Reduction:
+    case OpClass::Normalization: return RowRule::generate(ctx);
+    default: break;
+  }
+  // An anchor of another class: every op must still be pointwise-expressible.
+  return PointwiseRule::generate(ctx);
+}
+
+}  // namespace
+
+Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup& group) const {
+  Candidate c;
+  c.group_id = group.id;
+  c.model_path = graph.model_path;
+  c.origin.kind = "builtin";
+  try {
+    GroupContext ctx(graph, group, target_);
+    RuleOutput r = pick_rule(ctx);
+    c.origin.rule = r.rule;
+    c.summary = fmt::format("fused {} ({}); specialised for {}", ctx.ops_summary(), group.kind, ctx.shapes_summary());
+    c.cuda_source = fmt::format(
+        "// Nova builtin generator, rule '{rule}', for fusion group {id} ({kind}) of {model}.\n"
+        "// Fused ops: {ops}.\n"
+        "// Specialised for: {shapes}; {arch}.\n"
+        "// {notes}\n"
+        "#include \"nova/common.cuh\"\n\n{kernels}",
+        fmt::arg("rule", r.rule), fmt::arg("id", group.id), fmt::arg("kind", group.kind),
+        fmt::arg("model", graph.model_path), fmt::arg("ops", ctx.ops_summary()), fmt::arg("shapes", ctx.shapes_summary()),
+        fmt::arg("arch", target_.arch), fmt::arg("notes", r.notes), fmt::arg("kernels", r.kernels));
+    c.plan = std::move(r.plan);
+    c.library_ops = std::move(r.library_ops);
+    c.extension_source = ExtensionWriter::write(c);
+  } catch (const UnsupportedGroup& e) {
+    c.origin.rule = "none";
+    c.declined = e.what();
+    c.summary = fmt::format("declined: {}", e.what());
+  }
+  return c;
+}
+
+std::vector<Candidate> BuiltinGenerator::generate_all(const ModelGraph& graph) const {
+  std::vector<Candidate> out;
+  for (const auto& g : graph.groups) out.push_back(generate(graph, g));
+  return out;
+}
+
+}  // namespace nova

@@ -1,0 +1,25 @@
+#pragma once
+// The builtin fusion generator: the studio's default, offline, no API key. For a fusion group it
+// picks a rule (a direct convolution with its epilogue, a tiled GEMM or a library GEMM with the
+// epilogue fused or folded, a row kernel for reductions and normalizations, a pointwise kernel for
+// elementwise chains) and writes a candidate: readable CUDA specialised to the group's shapes, the
+// launch plan, and the same kernels as a torch extension. A group no rule covers comes back
+// declined, with the reason.
+#include "core/gen/candidate.h"
+#include "core/gen/group_context.h"
+#include "core/graph/model_graph.h"
+
+namespace nova {
+
+class BuiltinGenerator {
+ public:
+  explicit BuiltinGenerator(GenerationTarget target = {}) : target_(std::move(target)) {}
+
+  Candidate generate(const ModelGraph& graph, const FusionGroup& group) const;
+  std::vector<Candidate> generate_all(const ModelGraph& graph) const;
+
+ private:
+  GenerationTarget target_;
+};
+
+}  // namespace nova

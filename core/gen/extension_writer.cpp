@@ -1,0 +1,142 @@
+#include "core/gen/extension_writer.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/env/resource_paths.h"
+#include "core/gen/group_context.h"
+#include "core/gen/pointwise_emitter.h"
+
+namespace nova {
+namespace {
+
+std::string at_dtype(const std::string& dtype) {
+  if (dtype == "float32") return "torch::kFloat32";
+  if (dtype == "float16") return "torch::kFloat16";
+  if (dtype == "bfloat16") return "torch::kBFloat16";
+  if (dtype == "float64") return "torch::kFloat64";
+  return "torch::kFloat32";
+}
+
+std::string cpp_constant(const nlohmann::json& v) {
+  if (v.is_null()) return "c10::nullopt";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return fmt::format("{:.17g}", v.get<double>());
+  if (v.is_array()) {
+    std::string s = "std::vector<int64_t>{";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + cpp_constant(v[i]);
+    return s + "}";
+  }
+  if (v.is_string()) return fmt::format("\"{}\"", v.get<std::string>());
+  return v.dump();
+}
+
+std::string tensor_ref(const std::string& ref, const std::string& view) {
+  auto colon = ref.find(':');
+  std::string t = ref.substr(0, colon) + "_" + ref.substr(colon + 1);
+  return view == "t" ? t + ".t()" : t;
+}
+
+}  // namespace
+
+std::string ExtensionWriter::common_header() {
+  std::ifstream in(kernels_dir() / "nova" / "common.cuh");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  // Inlined into one file, the header's include guard is noise (nvcc warns about it).
+  if (auto p = text.find("#pragma once\n"); p != std::string::npos) text.erase(p, 13);
+  return text;
+}
+
+std::string ExtensionWriter::write(const Candidate& c) {
+  const LaunchPlan& p = c.plan;
+  std::string kernels = c.cuda_source;
+  const std::string include = "#include \"nova/common.cuh\"\n";
+  if (auto pos = kernels.find(include); pos != std::string::npos) kernels.erase(pos, include.size());
+
+  std::string params, checks, allocs, steps;
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    const auto& t = p.inputs[i];
+    params += fmt::format("{}torch::Tensor input_{}", i ? ", " : "", i);
+    std::string dims;
+    for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(t.shape[d]);
+    checks += fmt::format(
+        "  TORCH_CHECK(input_{0}.is_cuda() && input_{0}.is_contiguous(), \"{1}: a contiguous CUDA tensor is expected\");\n"
+        "  TORCH_CHECK(input_{0}.scalar_type() == {2} && input_{0}.sizes() == torch::IntArrayRef({{{3}}}),\n"
+        "              \"{1}: expected {4}{5} (the shapes this kernel was specialised for)\");\n",
+        i, t.name, at_dtype(t.dtype), dims, t.dtype, GroupContext::shape_text(t.shape));
+  }
+  auto alloc = [&](const char* kind, const std::vector<PlanTensor>& ts) {
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      std::string dims;
+      for (std::size_t d = 0; d < ts[i].shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(ts[i].shape[d]);
+      allocs += fmt::format("  torch::Tensor {}_{} = torch::empty({{{}}}, input_0.options().dtype({}));\n", kind, i, dims,
+                            at_dtype(ts[i].dtype));
+    }
+  };
+  alloc("output", p.outputs);
+  alloc("temp", p.temps);
+  auto type_of = [&](const std::string& ref) {
+    auto colon = ref.find(':');
+    std::string kind = ref.substr(0, colon);
+    std::size_t i = std::stoul(ref.substr(colon + 1));
+    const auto& list = kind == "input" ? p.inputs : kind == "output" ? p.outputs : p.temps;
+    return PointwiseEmitter::storage_type(list.at(i).dtype);
+  };
+  for (const auto& s : p.steps) {
+    if (s.type == "kernel") {
+      std::string args;
+      for (std::size_t i = 0; i < s.args.size(); ++i) {
+        const auto& a = s.args[i];
+        std::string arg = !a.ref.empty()
+                              ? fmt::format("reinterpret_cast<{}*>({}.data_ptr())", type_of(a.ref), tensor_ref(a.ref, ""))
+                              : fmt::format("({}){}", a.scalar_type == "int64" ? "long long" : a.scalar_type, cpp_constant(a.scalar));
+        args += (i ? ",\n      " : "") + arg;
+      }
+      steps += fmt::format("  {}<<<dim3({}, {}, {}), dim3({}, {}, {}), {}, stream>>>(\n      {});\n"
+                           "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n",
+                           s.kernel, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.shared_bytes, args);
+    } else {
+      std::string op = s.op.substr(s.op.find('.') + 1);
+      op = op.substr(0, op.find('.'));
+      std::string args;
+      for (std::size_t i = 0; i < s.args.size(); ++i)
+        args += (i ? ", " : "") + (s.args[i].ref.empty() ? cpp_constant(s.args[i].scalar) : tensor_ref(s.args[i].ref, s.args[i].view));
+      for (const char* k : {"beta", "alpha"})
+        if (s.kwargs.contains(k)) args += ", " + cpp_constant(s.kwargs[k]);
+      steps += fmt::format("  {} = at::{}({});  // library call\n", tensor_ref(s.out, ""), op, args);
+    }
+  }
+  std::string outs;
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) outs += fmt::format("{}output_{}", i ? ", " : "", i);
+
+  return fmt::format(
+      R"(// Torch extension of a Nova candidate: {summary}
+// Build with torch.utils.cpp_extension (nvcc); call forward(*inputs) -> list of outputs.
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
+
+// ---- kernels/nova/common.cuh ----
+{common}
+// ---- the candidate's kernels ----
+{kernels}
+std::vector<torch::Tensor> forward({params}) {{
+{checks}  const auto stream = at::cuda::getCurrentCUDAStream();
+{allocs}{steps}  return {{{outs}}};
+}}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{
+  m.def("forward", &forward, "Nova candidate for fusion group {group}");
+}}
+)",
+      fmt::arg("summary", c.summary), fmt::arg("common", common_header()), fmt::arg("kernels", kernels),
+      fmt::arg("params", params), fmt::arg("checks", checks), fmt::arg("allocs", allocs), fmt::arg("steps", steps),
+      fmt::arg("outs", outs), fmt::arg("group", c.group_id));
+}
+
+}  // namespace nova

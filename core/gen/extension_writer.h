@@ -1,0 +1,19 @@
+#pragma once
+// Writes a candidate as a complete torch extension source (one .cu: the shared device helpers
+// inlined, the kernels, a host function that checks the inputs, allocates the outputs, runs the
+// launch plan on the current stream, and the pybind11 module): the delivery form, built with nvcc.
+#include <string>
+
+#include "core/gen/candidate.h"
+
+namespace nova {
+
+class ExtensionWriter {
+ public:
+  // The extension's source; the Python entry point is `forward(*inputs)` returning a list.
+  static std::string write(const Candidate& candidate);
+  // kernels/nova/common.cuh, read from the kernels folder.
+  static std::string common_header();
+};
+
+}  // namespace nova

@@ -1,0 +1,296 @@
+#include "core/gen/gemm_rule.h"
+
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/gen/pointwise_rule.h"
+
+namespace nova {
+namespace {
+
+std::string op_name(const GraphNode& n) { return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target; }
+
+// A GEMM as the kernel sees it: C[b, m, n] = sum_k A(b, m, k) * B(b, k, n) (+ bias[n]).
+struct GemmShape {
+  std::int64_t batch = 1, m = 0, n = 0, k = 0;
+  std::string a, b, bias;       // tensor names
+  bool b_transposed = false;    // B stored as [n, k] (a linear weight)
+  double alpha = 1, beta = 1;   // addmm
+  std::vector<std::int64_t> out_shape;
+};
+
+GemmShape read_gemm(const GraphNode& g, PointwiseEmitter& e) {
+  GemmShape s;
+  s.out_shape = g.outputs.at(0).shape;
+  auto tensor = [&](const char* name, int pos) {
+    const NodeArg* a = find_arg(g, name, pos);
+    if (!a || a->tensor.empty()) throw UnsupportedGroup(g.target + ": argument " + name + " is not a tensor");
+    return a->tensor;
+  };
+  std::string op = op_name(g);
+  if (op == "linear.default") {
+    s.a = tensor("input", 0);
+    s.b = tensor("weight", 1);
+    s.b_transposed = true;
+    if (const NodeArg* b = find_arg(g, "bias", 2); b && !b->tensor.empty()) s.bias = b->tensor;
+    const auto& as = e.info(s.a).shape;
+    s.k = as.back();
+    s.m = numel(as) / s.k;
+    s.n = e.info(s.b).shape[0];
+  } else if (op == "addmm.default" || op == "mm.default") {
+    bool addmm = op == "addmm.default";
+    s.a = tensor(addmm ? "mat1" : "self", addmm ? 1 : 0);
+    s.b = tensor("mat2", addmm ? 2 : 1);
+    if (addmm) {
+      s.bias = tensor("self", 0);
+      if (e.info(s.bias).shape.size() != 1) throw UnsupportedGroup("addmm with a non-vector bias");
+      if (const NodeArg* b = find_arg(g, "beta", 3); b && b->constant.is_number()) s.beta = b->constant.get<double>();
+      if (const NodeArg* a = find_arg(g, "alpha", 4); a && a->constant.is_number()) s.alpha = a->constant.get<double>();
+    }
+    s.m = e.info(s.a).shape[0];
+    s.k = e.info(s.a).shape[1];
+    s.n = e.info(s.b).shape[1];
+  } else if (op == "bmm.default" || op == "matmul.default") {
+    s.a = tensor("self", 0);
+    s.b = tensor(op == "bmm.default" ? "mat2" : "other", 1);
+    const auto& as = e.info(s.a).shape;
+    const auto& bs = e.info(s.b).shape;
+    if (as.size() < 2 || as.size() != bs.size()) throw UnsupportedGroup(op + " with broadcast batch dimensions");
+    for (std::size_t d = 0; d + 2 < as.size(); ++d)
+      if (as[d] != bs[d]) throw UnsupportedGroup(op + " with broadcast batch dimensions");
+    s.m = as[as.size() - 2];
+    s.k = as.back();
+    s.n = bs.back();
+    s.batch = numel(as) / (s.m * s.k);
+  } else {
+    throw UnsupportedGroup("no GEMM rule for " + g.target);
+  }
+  return s;
+}
+
+// y = a * gemm + b, if the epilogue is that (so it folds into alpha/beta); nullopt otherwise.
+std::optional<double> affine_scale(const GroupContext& ctx, const std::string& gemm_out) {
+  std::map<std::string, std::pair<double, bool>> scale;  // tensor -> (factor of gemm_out, valid)
+  scale[gemm_out] = {1.0, true};
+  for (const GraphNode* n : ctx.nodes_after_anchor()) {
+    std::string op = op_name(*n);
+    auto get = [&](const NodeArg* a) -> std::optional<double> {
+      if (!a || a->tensor.empty()) return std::nullopt;
+      auto it = scale.find(a->tensor);
+      return it == scale.end() ? std::nullopt : std::optional<double>(it->second.first);
+    };
+    const NodeArg* self = find_arg(*n, "self", 0);
+    const NodeArg* other = find_arg(*n, "other", 1);
+    std::optional<double> r;
+    if (op == "clone.default" || op == "detach.default" || op == "alias.default") {
+      r = get(self);
+    } else if (op == "mul.Tensor" || op == "mul.Scalar") {
+      if (auto x = get(self); x && other && other->tensor.empty() && other->constant.is_number())
+        r = *x * other->constant.get<double>();
+    } else if (op == "div.Tensor" || op == "div.Scalar") {
+      if (auto x = get(self); x && other && other->tensor.empty() && other->constant.is_number() &&
+                              find_arg(*n, "rounding_mode", 2) == nullptr)
+        r = *x / other->constant.get<double>();
+    } else if (op == "add.Tensor" || op == "sub.Tensor") {
+      double alpha = 1;
+      if (const NodeArg* al = find_arg(*n, "alpha", 2); al && al->constant.is_number()) alpha = al->constant.get<double>();
+      if (auto x = get(self), y = get(other); x && y) r = op == "add.Tensor" ? *x + alpha * *y : *x - alpha * *y;
+    }
+    if (!r) return std::nullopt;
+    scale[n->outputs.at(0).name] = {*r, true};
+  }
+  auto it = scale.find(ctx.outputs.at(0).name);
+  if (it == scale.end()) return std::nullopt;
+  return it->second.first;
+}
+
+RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g, const GemmShape& s, PointwiseEmitter& e) {
+  RuleOutput out;
+  out.plan = ctx.base_plan();
+  const auto& result = g.outputs.at(0);
+  std::optional<double> fold = ctx.outputs.size() == 1 ? affine_scale(ctx, result.name) : std::nullopt;
+  bool two_d = e.info(s.a).shape.size() == 2 && s.batch == 1;
+  if (fold && *fold != 1.0 && two_d && (op_name(g) == "linear.default" || op_name(g) == "addmm.default" || op_name(g) == "mm.default")) {
+    // out = fold * (A B + bias): one library call with alpha = beta = fold (beta only with a bias).
+    PlanStep step;
+    step.type = "library";
+    step.out = "output:0";
+    auto ref = [&](const std::string& t, const std::string& view = "") {
+      int i = ctx.input_index(t);
+      if (i < 0) throw UnsupportedGroup("the GEMM reads '" + t + "', computed inside the group");
+      return PlanArg{fmt::format("input:{}", i), "", nullptr, view};
+    };
+    std::string bview = s.b_transposed ? "t" : "";
+    if (!s.bias.empty()) {
+      step.op = "aten.addmm.default";
+      step.args = {ref(s.bias), ref(s.a), ref(s.b, bview)};
+      step.kwargs = {{"beta", *fold * s.beta}, {"alpha", *fold * s.alpha}};
+    } else {
+      step.op = "aten.mm.default";
+      step.args = {ref(s.a), ref(s.b, bview)};
+      throw UnsupportedGroup("scaling without a bias needs a pass after mm; not folded");
+    }
+    out.plan.steps.push_back(step);
+    out.rule = "gemm_library_folded";
+    out.library_ops = {step.op};
+    out.notes = fmt::format("the epilogue only scales the product by {:g}: folded into the library GEMM's alpha and beta", *fold);
+    return out;
+  }
+  out.plan.temps.push_back({result.name, result.shape, result.dtype});
+  PlanStep step;
+  step.type = "library";
+  step.op = g.target;
+  // Operands computed inside the group (a transposed view, a scaled input) are materialized first.
+  std::map<std::string, std::string> computed;
+  for (const auto& a : g.args) {
+    if (a.tensor.empty() || ctx.input_index(a.tensor) >= 0 || computed.count(a.tensor)) continue;
+    const GraphNode* producer = ctx.graph.producer(a.tensor);
+    if (!producer) throw UnsupportedGroup("operand '" + a.tensor + "' has no producer");
+    std::string ref = fmt::format("temp:{}", out.plan.temps.size());
+    for (const auto& o : producer->outputs)
+      if (o.name == a.tensor) out.plan.temps.push_back({o.name, o.shape, o.dtype});
+    RuleOutput m = PointwiseRule::materialize(ctx, a.tensor, ref);
+    out.kernels += m.kernels;
+    for (auto& st : m.plan.steps) out.plan.steps.push_back(st);
+    computed[a.tensor] = ref;
+  }
+  for (const auto& a : g.args) step.args.push_back(ctx.library_arg(a, computed));
+  step.out = "temp:0";
+  out.plan.steps.push_back(step);
+  out.library_ops = {g.target};
+  if (ctx.outputs.size() == 1 && ctx.outputs[0].name == result.name) {
+    out.plan.steps.back().out = "output:0";
+    if (out.plan.temps.size() == 1) out.plan.temps.clear();  // the result temp is unused now
+    out.rule = "gemm_library";
+    out.notes = "the GEMM runs in the library; nothing to fuse after it";
+    return out;
+  }
+  RuleOutput epi = PointwiseRule::generate(ctx, {{result.name, "temp:0"}}, "epilogue");
+  out.kernels += epi.kernels;
+  for (auto& st : epi.plan.steps) out.plan.steps.push_back(st);
+  out.rule = "gemm_library+epilogue";
+  out.notes = "the GEMM runs in the library (compute bound at these sizes), then one fused epilogue pass: " + epi.notes;
+  return out;
+}
+
+}  // namespace
+
+RuleOutput GemmRule::generate(const GroupContext& ctx) {
+  const GraphNode& g = *ctx.anchor();
+  PointwiseEmitter e(ctx.graph, ctx.group);
+  ctx.bind_inputs(e);
+  GemmShape s = read_gemm(g, e);
+  const double macs = double(s.batch) * s.m * s.n * s.k;
+  int ai = ctx.input_index(s.a), bi = ctx.input_index(s.b), ci = s.bias.empty() ? 0 : ctx.input_index(s.bias);
+  bool fp32 = ctx.outputs[0].dtype == "float32" && e.info(s.a).dtype == "float32" && e.info(s.b).dtype == "float32";
+  if (macs > kTiledLimit || ai < 0 || bi < 0 || ci < 0 || !fp32 || !ctx.epilogue_preserves_coordinates())
+    return library_gemm(ctx, g, s, e);
+
+  // Output coordinates of element (b, m, n) of the GEMM result.
+  std::vector<std::string> coords;
+  const auto& os = s.out_shape;
+  if (op_name(g) == "linear.default") {
+    std::vector<std::int64_t> lead(os.begin(), os.end() - 1);
+    coords = unravel("row", lead);
+    coords.push_back("col");
+  } else {
+    std::vector<std::int64_t> lead(os.begin(), os.end() - 2);
+    coords = unravel("bat", lead);
+    coords.push_back("row");
+    coords.push_back("col");
+  }
+  e.bind_register(g.outputs[0].name, "gemm", coords);
+  std::string value = e.value(ctx.outputs[0].name, coords);
+  std::string epilogue = e.take_code(10);
+  std::string A = ctx.input_names[static_cast<std::size_t>(ai)], B = ctx.input_names[static_cast<std::size_t>(bi)];
+  std::string a_at = fmt::format("{}[a_base + (long long)(r) * {} + (kk)]", A, s.k);
+  std::string b_at = s.b_transposed ? fmt::format("{}[b_base + (long long)(c) * {} + (kk)]", B, s.k)
+                                    : fmt::format("{}[b_base + (long long)(kk) * {} + (c)]", B, s.n);
+  std::string beta = s.beta == 1.0 ? "" : PointwiseEmitter::float_literal(s.beta) + " * ";
+  std::string bias = s.bias.empty() ? "" : fmt::format(" + {}nova::to_f({}[col])", beta, ctx.input_names[static_cast<std::size_t>(ci)]);
+  std::string alpha = s.alpha == 1.0 ? "" : PointwiseEmitter::float_literal(s.alpha) + " * ";
+  std::string name = fmt::format("nova_g{}_gemm_tiled", ctx.group.id);
+  const int BM = 64, BN = 64, BK = 16;
+  std::string kernel = fmt::format(
+      R"(// Tiled GEMM, C[{batch}x{m}x{n}] = A[{m}x{k}] * B[{k}x{n}]{bt}, fp32 FMA, with the epilogue applied to the
+// accumulators. 64x64 output tile per block of 256 threads, 4x4 outputs per thread, 16-deep K steps
+// staged in shared memory (A stored k-major so both tiles are read without bank conflicts).
+extern "C" __global__ void __launch_bounds__(256) {name}(
+    {params}) {{
+  __shared__ float As[{BK}][{BM} + 4];
+  __shared__ float Bs[{BK}][{BN} + 4];
+  const long long bat = blockIdx.z;
+  const long long a_base = bat * {mk}LL, b_base = bat * {kn}LL;
+  const int tile_m = blockIdx.y * {BM}, tile_n = blockIdx.x * {BN};
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  float acc[4][4] = {{}};
+  for (int k0 = 0; k0 < {k}; k0 += {BK}) {{
+    for (int t = threadIdx.x; t < {BM} * {BK}; t += 256) {{
+      const int r = tile_m + t / {BK}, kk = k0 + t % {BK};
+      As[t % {BK}][t / {BK}] = (r < {m} && kk < {k}) ? {a_at} : 0.0f;
+    }}
+    for (int t = threadIdx.x; t < {BN} * {BK}; t += 256) {{
+{bload}
+    }}
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < {BK}; ++kk) {{
+      float a[4], b[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = As[kk][ty + 16 * i];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) b[j] = Bs[kk][tx + 16 * j];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }}
+    __syncthreads();
+  }}
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {{
+    const long long row = tile_m + ty + 16 * i;
+    if (row >= {m}) continue;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {{
+      const long long col = tile_n + tx + 16 * j;
+      if (col >= {n}) continue;
+      const float gemm = {alpha}acc[i][j]{bias};
+{epilogue}          {out}[{out_index}] = nova::from_f<{otype}>({value});
+    }}
+  }}
+}}
+
+)",
+      fmt::arg("batch", s.batch), fmt::arg("m", s.m), fmt::arg("n", s.n), fmt::arg("k", s.k),
+      fmt::arg("bt", s.b_transposed ? " (B stored transposed, a linear weight)" : ""), fmt::arg("name", name),
+      fmt::arg("params", ctx.kernel_params()), fmt::arg("BK", BK), fmt::arg("BM", BM), fmt::arg("BN", BN),
+      fmt::arg("mk", s.m * s.k), fmt::arg("kn", s.k * s.n), fmt::arg("a_at", a_at),
+      fmt::arg("bload", s.b_transposed
+                            ? fmt::format("      const int c = tile_n + t / {BK}, kk = k0 + t % {BK};\n"
+                                          "      Bs[t % {BK}][t / {BK}] = (c < {n} && kk < {k}) ? {b_at} : 0.0f;",
+                                          fmt::arg("BK", BK), fmt::arg("n", s.n), fmt::arg("k", s.k), fmt::arg("b_at", b_at))
+                            : fmt::format("      const int c = tile_n + t % {BN}, kk = k0 + t / {BN};\n"
+                                          "      Bs[t / {BN}][t % {BN}] = (c < {n} && kk < {k}) ? {b_at} : 0.0f;",
+                                          fmt::arg("BN", BN), fmt::arg("n", s.n), fmt::arg("k", s.k), fmt::arg("b_at", b_at))),
+      fmt::arg("alpha", alpha), fmt::arg("bias", bias), fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]),
+      fmt::arg("out_index", fmt::format("(bat * {}LL + row) * {}LL + col", s.m, s.n)), fmt::arg("otype", ctx.output_storage_type(0)),
+      fmt::arg("value", value));
+  RuleOutput out;
+  out.rule = "gemm_tiled";
+  out.kernels = kernel;
+  out.plan = ctx.base_plan();
+  PlanStep step;
+  step.type = "kernel";
+  step.kernel = name;
+  step.grid = {(s.n + BN - 1) / BN, (s.m + BM - 1) / BM, s.batch};
+  step.block = {256, 1, 1};
+  step.args = ctx.plan_args();
+  out.plan.steps.push_back(step);
+  out.notes = fmt::format("one launch of {} tiles; {:.3g} M multiply-adds", step.grid[0] * step.grid[1] * step.grid[2], macs / 1e6);
+  return out;
+}
+
+}  // namespace nova

@@ -1,0 +1,65 @@
+#pragma once
+// What every builtin rule needs about the group it writes kernels for: the graph, the group, its
+// inputs and outputs in call order with readable C names, the GPU it targets, and helpers that
+// turn those into kernel parameters, launch-plan arguments and emitter bindings.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/gen/candidate.h"
+#include "core/gen/pointwise_emitter.h"
+#include "core/graph/model_graph.h"
+
+namespace nova {
+
+// The GPU a candidate is specialised for (launch sizes depend on it).
+struct GenerationTarget {
+  std::string arch = "sm_90";
+  int sm_count = 132;
+};
+
+struct GroupContext {
+  GroupContext(const ModelGraph& graph, const FusionGroup& group, GenerationTarget target);
+
+  const ModelGraph& graph;
+  const FusionGroup& group;
+  GenerationTarget target;
+  std::vector<TensorInfo> inputs;   // in call order
+  std::vector<TensorInfo> outputs;
+  std::vector<std::string> input_names;   // C identifiers, e.g. "in_x"
+  std::vector<std::string> output_names;  // e.g. "out_mul"
+
+  const GraphNode* anchor() const;
+  std::vector<const GraphNode*> nodes() const;  // group nodes in order
+  // Nodes after (or before) the anchor in the group.
+  std::vector<const GraphNode*> nodes_after_anchor() const;
+
+  // "const float* __restrict__ in_x, ..., float* __restrict__ out_mul"
+  std::string kernel_params() const;
+  // The plan arguments matching kernel_params(): input:i ..., output:k ...
+  std::vector<PlanArg> plan_args() const;
+  LaunchPlan base_plan() const;  // inputs and outputs filled, no steps
+  void bind_inputs(PointwiseEmitter& emitter) const;
+  // Index of a group input by tensor name, or -1.
+  int input_index(const std::string& tensor) const;
+  // A library-step argument for a node argument: a group input by reference, or the constant.
+  // `computed`: values of the group already materialized by earlier steps (name -> "temp:i").
+  PlanArg library_arg(const NodeArg& arg, const std::map<std::string, std::string>& computed = {}) const;
+  // The epilogue: every node after the anchor must compute from the anchor's result at the same
+  // coordinates (elementwise ops and broadcasts only), and the group must have one output.
+  bool epilogue_preserves_coordinates() const;
+  std::string storage_type(std::size_t input) const;
+  std::string output_storage_type(std::size_t output) const;
+  // "x float32[128,3,32,32], ..."
+  std::string shapes_summary() const;
+  // "convolution → minimum → add → mul"
+  std::string ops_summary() const;
+
+  static std::string c_identifier(const std::string& name);
+  static std::string shape_text(const std::vector<std::int64_t>& shape);
+};
+
+// A launch grid for `items` independent work items at `threads` per block, capped at a few waves.
+std::int64_t grid_for(std::int64_t items, int threads, const GenerationTarget& target, int blocks_per_sm = 8);
+
+}  // namespace nova

@@ -1,0 +1,424 @@
+#include "core/gen/pointwise_emitter.h"
+
+#include <cmath>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace nova {
+namespace {
+
+std::string strip_aten(const std::string& target) {
+  return target.rfind("aten.", 0) == 0 ? target.substr(5) : target;
+}
+
+std::int64_t normalize_dim(std::int64_t dim, std::size_t rank) {
+  return dim < 0 ? dim + static_cast<std::int64_t>(rank) : dim;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
+}  // namespace
+
+std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape) {
+  auto strides = contiguous_strides(shape);
+  std::vector<std::string> terms;
+  for (std::size_t d = 0; d < coords.size(); ++d) {
+    if (shape[d] == 1 || coords[d] == "0") continue;
+    terms.push_back(strides[d] == 1 ? coords[d] : fmt::format("{} * {}LL", coords[d], strides[d]));
+  }
+  return terms.empty() ? "0" : join(terms, " + ");
+}
+
+namespace {
+
+bool is_identity_op(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "clone.default",   "detach.default", "alias.default",          "contiguous.default",
+      "lift_fresh_copy.default", "dropout.default", "type_as.default", "_to_copy.default",
+      "to.dtype",        "lift_fresh_copy", "detach_.default",       "positive.default"};
+  return ops.count(op) > 0;
+}
+
+}  // namespace
+
+const NodeArg* find_arg(const GraphNode& node, const std::string& name, int position) {
+  for (const auto& a : node.args)
+    if (a.name == name) return &a;
+  if (position >= 0 && position < static_cast<int>(node.args.size())) return &node.args[position];
+  return nullptr;
+}
+
+std::int64_t numel(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+std::vector<std::string> unravel(const std::string& flat, const std::vector<std::int64_t>& shape) {
+  std::vector<std::string> coords(shape.size());
+  std::int64_t stride = 1;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] == 1)
+      coords[d] = "0";
+    else if (d == 0)
+      coords[d] = stride == 1 ? flat : fmt::format("({} / {}LL)", flat, stride);
+    else if (stride == 1)
+      coords[d] = fmt::format("({} % {}LL)", flat, shape[d]);
+    else
+      coords[d] = fmt::format("(({} / {}LL) % {}LL)", flat, stride, shape[d]);
+    stride *= shape[d];
+  }
+  return coords;
+}
+
+std::string PointwiseEmitter::storage_type(const std::string& dtype) {
+  if (dtype == "float32") return "float";
+  if (dtype == "float16") return "__half";
+  if (dtype == "bfloat16") return "__nv_bfloat16";
+  if (dtype == "float64") return "double";
+  if (dtype == "bool") return "bool";
+  if (dtype == "int64") return "long long";
+  if (dtype == "int32") return "int";
+  throw UnsupportedGroup("dtype " + dtype + " is not supported by the builtin generator");
+}
+
+std::string PointwiseEmitter::float_literal(const nlohmann::json& c) {
+  if (c.is_string()) {
+    std::string s = c.get<std::string>();
+    if (s == "inf") return "__int_as_float(0x7f800000)";
+    if (s == "-inf") return "__int_as_float(0xff800000)";
+    if (s == "nan") return "__int_as_float(0x7fc00000)";
+    throw UnsupportedGroup("constant '" + s + "' is not a number");
+  }
+  if (c.is_boolean()) return c.get<bool>() ? "1.0f" : "0.0f";
+  if (!c.is_number()) throw UnsupportedGroup("constant " + c.dump() + " is not a number");
+  double v = c.get<double>();
+  if (std::isinf(v)) return v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  if (std::isnan(v)) return "__int_as_float(0x7fc00000)";
+  return fmt::format("{:.9g}f", v).find_first_of(".e") == std::string::npos ? fmt::format("{:.9g}.0f", v)
+                                                                             : fmt::format("{:.9g}f", v);
+}
+
+PointwiseEmitter::PointwiseEmitter(const ModelGraph& graph, const FusionGroup& group)
+    : graph_(graph), group_(group), members_(group.nodes.begin(), group.nodes.end()) {
+  for (const auto& t : graph.inputs) tensors_[t.name] = t;
+  for (const auto& p : graph.params) tensors_[p.graph_input] = p.tensor;
+  for (const auto& n : graph.nodes)
+    for (std::size_t i = 0; i < n.outputs.size(); ++i) {
+      tensors_[n.outputs[i].name] = n.outputs[i];
+      producers_[n.outputs[i].name] = {n.id, static_cast<int>(i)};
+    }
+}
+
+const TensorInfo& PointwiseEmitter::info(const std::string& tensor) const {
+  auto it = tensors_.find(tensor);
+  if (it == tensors_.end()) throw UnsupportedGroup("unknown tensor '" + tensor + "'");
+  return it->second;
+}
+
+void PointwiseEmitter::bind_memory(const std::string& tensor, const std::string& pointer) {
+  bindings_[tensor] = Binding{false, pointer, {}};
+}
+
+void PointwiseEmitter::bind_register(const std::string& tensor, const std::string& expr,
+                                     const std::vector<std::string>& coords) {
+  bindings_[tensor] = Binding{true, expr, coords};
+}
+
+std::string PointwiseEmitter::fresh(const std::string& expr) {
+  std::string name = fmt::format("v{}", counter_++);
+  lines_.push_back(fmt::format("const float {} = {};", name, expr));
+  return name;
+}
+
+std::string PointwiseEmitter::take_code(int indent) {
+  std::string pad(static_cast<std::size_t>(indent), ' ');
+  std::string out;
+  for (const auto& l : lines_) out += pad + l + "\n";
+  lines_.clear();
+  return out;
+}
+
+std::string PointwiseEmitter::value(const std::string& tensor, const std::vector<std::string>& coords) {
+  const auto& shape = info(tensor).shape;
+  if (coords.size() != shape.size())
+    throw UnsupportedGroup(fmt::format("'{}' has {} dimensions, asked at {}", tensor, shape.size(), coords.size()));
+  std::string key = tensor + "@" + join(coords, ",");
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  std::string result;
+  if (auto b = bindings_.find(tensor); b != bindings_.end()) {
+    if (b->second.in_register) {
+      if (b->second.coords != coords)
+        throw UnsupportedGroup("'" + tensor + "' (the anchor's result) is read at other coordinates than its own");
+      result = b->second.pointer_or_expr;
+    } else {
+      reads_.insert(tensor);
+      std::string offset = ravel(coords, shape);
+      result = fresh(fmt::format("nova::to_f({}[{}])", b->second.pointer_or_expr, offset));
+    }
+  } else {
+    auto p = producers_.find(tensor);
+    if (p == producers_.end() || !members_.count(p->second.first))
+      throw UnsupportedGroup("value '" + tensor + "' is neither an input of the group nor computed in it");
+    result = eval_node(*graph_.node(p->second.first), p->second.second, coords);
+  }
+  memo_[key] = result;
+  return result;
+}
+
+std::vector<std::string> PointwiseEmitter::broadcast_coords(const std::string& tensor,
+                                                            const std::vector<std::int64_t>& out_shape,
+                                                            const std::vector<std::string>& coords) const {
+  const auto& t = info(tensor).shape;
+  if (t.size() > out_shape.size())
+    throw UnsupportedGroup("'" + tensor + "' has more dimensions than the result it broadcasts to");
+  std::size_t lead = out_shape.size() - t.size();
+  std::vector<std::string> src(t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) src[i] = (t[i] == 1 && out_shape[lead + i] != 1) ? "0" : coords[lead + i];
+  return src;
+}
+
+std::string PointwiseEmitter::broadcast_value(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
+                                              const std::vector<std::string>& coords) {
+  return value(tensor, broadcast_coords(tensor, out_shape, coords));
+}
+
+void PointwiseEmitter::preload(const std::string& tensor, const std::vector<std::string>& coords,
+                               const std::string& expr) {
+  reads_.insert(tensor);
+  memo_[tensor + "@" + join(coords, ",")] = expr;
+}
+
+std::string PointwiseEmitter::operand(const GraphNode& node, const std::string& arg_name, int position,
+                                      const std::vector<std::int64_t>& out_shape,
+                                      const std::vector<std::string>& coords) {
+  const NodeArg* a = find_arg(node, arg_name, position);
+  if (!a) throw UnsupportedGroup(fmt::format("{} has no argument '{}'", node.target, arg_name));
+  if (!a->tensor.empty()) return broadcast_value(a->tensor, out_shape, coords);
+  return float_literal(a->constant);
+}
+
+std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index, const std::vector<std::string>& coords) {
+  visited_.insert(node.id);
+  const std::string op = strip_aten(node.target);
+  const auto& out_shape = node.outputs.at(static_cast<std::size_t>(output_index)).shape;
+  const std::size_t rank = out_shape.size();
+  auto X = [&](const char* name = "self", int pos = 0) { return operand(node, name, pos, out_shape, coords); };
+  auto constant = [&](const char* name, int pos, const nlohmann::json& fallback) -> nlohmann::json {
+    const NodeArg* a = find_arg(node, name, pos);
+    if (!a) return fallback;
+    if (!a->tensor.empty()) throw UnsupportedGroup(fmt::format("{}: argument '{}' must be a constant", op, name));
+    return a->constant.is_null() ? fallback : a->constant;
+  };
+  auto lit = [&](const char* name, int pos, double fallback) { return float_literal(constant(name, pos, fallback)); };
+  auto self_tensor = [&]() -> std::string {
+    const NodeArg* a = find_arg(node, "self", 0);
+    if (!a || a->tensor.empty()) throw UnsupportedGroup(op + ": its input is not a tensor");
+    return a->tensor;
+  };
+  auto int_list = [&](const char* name, int pos) { return constant(name, pos, nlohmann::json::array()).get<std::vector<std::int64_t>>(); };
+
+  // ---- identity and casts ----
+  if (is_identity_op(op)) {
+    if (op == "dropout.default" && constant("train", 2, false).get<bool>())
+      throw UnsupportedGroup("dropout in training mode is random: not fused");
+    std::string v = broadcast_value(self_tensor(), out_shape, coords);
+    std::string dtype = node.outputs[0].dtype;
+    if (dtype == "float16" || dtype == "bfloat16")  // round like the cast does
+      return fresh(fmt::format("nova::to_f(nova::from_f<{}>({}))", storage_type(dtype), v));
+    return v;
+  }
+
+  // ---- elementwise binary ----
+  if (op == "add.Tensor" || op == "add.Scalar" || op == "sub.Tensor" || op == "sub.Scalar") {
+    std::string alpha = lit("alpha", 2, 1.0);
+    std::string other = X("other", 1);
+    if (alpha != "1.0f") other = fmt::format("({} * {})", alpha, other);
+    return fresh(fmt::format("{} {} {}", X(), op[0] == 'a' ? "+" : "-", other));
+  }
+  if (op == "rsub.Scalar" || op == "rsub.Tensor") {
+    std::string alpha = lit("alpha", 2, 1.0);
+    return fresh(fmt::format("{} - {} * {}", X("other", 1), alpha, X()));
+  }
+  if (op == "mul.Tensor" || op == "mul.Scalar") return fresh(fmt::format("{} * {}", X(), X("other", 1)));
+  if (op == "div.Tensor" || op == "div.Scalar") {
+    if (auto rm = constant("rounding_mode", 2, nullptr); !rm.is_null())
+      return fresh(fmt::format("{}({} / {})", rm == "floor" ? "floorf" : "truncf", X(), X("other", 1)));
+    return fresh(fmt::format("{} / {}", X(), X("other", 1)));
+  }
+  if (op == "minimum.default" || op == "min.other") return fresh(fmt::format("nova::minimumf_({}, {})", X(), X("other", 1)));
+  if (op == "maximum.default" || op == "max.other") return fresh(fmt::format("nova::maximumf_({}, {})", X(), X("other", 1)));
+  if (op == "pow.Tensor_Scalar") {
+    auto e = constant("exponent", 1, 1.0);
+    if (e.is_number() && e.get<double>() == 2.0) {
+      std::string x = X();
+      return fresh(fmt::format("{} * {}", x, x));
+    }
+    return fresh(fmt::format("powf({}, {})", X(), float_literal(e)));
+  }
+  if (op == "pow.Tensor_Tensor") return fresh(fmt::format("powf({}, {})", X(), X("exponent", 1)));
+  if (op == "pow.Scalar") return fresh(fmt::format("powf({}, {})", X("self", 0), X("exponent", 1)));
+  static const std::map<std::string, std::string> comparisons = {
+      {"gt", ">"}, {"lt", "<"}, {"ge", ">="}, {"le", "<="}, {"eq", "=="}, {"ne", "!="}};
+  if (auto dot = op.find('.'); dot != std::string::npos && comparisons.count(op.substr(0, dot)))
+    return fresh(fmt::format("({} {} {}) ? 1.0f : 0.0f", X(), comparisons.at(op.substr(0, dot)), X("other", 1)));
+  if (op == "where.self") return fresh(fmt::format("({} != 0.0f) ? {} : {}", X("condition", 0), X("self", 1), X("other", 2)));
+  if (op == "masked_fill.Scalar" || op == "masked_fill.Tensor")
+    return fresh(fmt::format("({} != 0.0f) ? {} : {}", X("mask", 1), X("value", 2), X()));
+  if (op == "logical_not.default") return fresh(fmt::format("({} == 0.0f) ? 1.0f : 0.0f", X()));
+
+  // ---- elementwise unary ----
+  static const std::map<std::string, std::string> unary = {
+      {"relu.default", "nova::reluf_({})"},       {"sigmoid.default", "nova::sigmoidf_({})"},
+      {"tanh.default", "tanhf({})"},              {"exp.default", "expf({})"},
+      {"log.default", "logf({})"},                {"abs.default", "fabsf({})"},
+      {"neg.default", "-({})"},                   {"sqrt.default", "sqrtf({})"},
+      {"rsqrt.default", "rsqrtf({})"},            {"reciprocal.default", "1.0f / ({})"},
+      {"erf.default", "erff({})"},                {"silu.default", "nova::siluf_({})"},
+      {"hardswish.default", "nova::hardswishf_({})"}, {"hardsigmoid.default", "nova::hardsigmoidf_({})"},
+      {"mish.default", "nova::mishf_({})"},       {"log1p.default", "log1pf({})"},
+      {"expm1.default", "expm1f({})"},            {"sin.default", "sinf({})"},
+      {"cos.default", "cosf({})"},                {"square.default", "({0}) * ({0})"},
+      {"sign.default", "(float)((0.0f < {0}) - ({0} < 0.0f))"},
+  };
+  if (auto it = unary.find(op); it != unary.end()) {
+    std::string x = X();
+    return fresh(fmt::format(fmt::runtime(it->second), x));
+  }
+  if (op == "gelu.default") {
+    auto approx = constant("approximate", 1, "none");
+    return fresh(fmt::format("nova::{}({})", approx == "tanh" ? "gelu_tanh" : "gelu_erf", X()));
+  }
+  if (op == "leaky_relu.default") return fresh(fmt::format("nova::leaky_reluf_({}, {})", X(), lit("negative_slope", 1, 0.01)));
+  if (op == "hardtanh.default")
+    return fresh(fmt::format("nova::hardtanhf_({}, {}, {})", X(), lit("min_val", 1, -1.0), lit("max_val", 2, 1.0)));
+  if (op == "softplus.default")
+    return fresh(fmt::format("nova::softplusf_({}, {}, {})", X(), lit("beta", 1, 1.0), lit("threshold", 2, 20.0)));
+  if (op == "elu.default") {
+    std::string x = X();
+    return fresh(fmt::format("{2} * ({0} > 0.0f ? {0} : {1} * expm1f({0} * {3}))", x, lit("alpha", 1, 1.0),
+                             lit("scale", 2, 1.0), lit("input_scale", 3, 1.0)));
+  }
+  if (op == "clamp.default" || op == "clamp.Tensor" || op == "clamp_min.default" || op == "clamp_max.default") {
+    std::string v = X();
+    bool has_min = op != "clamp_max.default", has_max = op != "clamp_min.default";
+    const char* min_name = "min";
+    int max_pos = op == "clamp_max.default" ? 1 : 2;
+    if (has_min) {
+      const NodeArg* a = find_arg(node, min_name, 1);
+      if (a && (!a->tensor.empty() || !a->constant.is_null()))
+        v = fresh(fmt::format("nova::maximumf_({}, {})", v, X(min_name, 1)));
+    }
+    if (has_max) {
+      const NodeArg* a = find_arg(node, "max", max_pos);
+      if (a && (!a->tensor.empty() || !a->constant.is_null())) v = fresh(fmt::format("nova::minimumf_({}, {})", v, X("max", max_pos)));
+    }
+    return v;
+  }
+
+  // ---- generated tensors ----
+  if (op == "ones.default" || op == "ones_like.default") return "1.0f";
+  if (op == "zeros.default" || op == "zeros_like.default") return "0.0f";
+  if (op == "full.default") return float_literal(constant("fill_value", 1, 0.0));
+  if (op == "full_like.default") return float_literal(constant("fill_value", 1, 0.0));
+  if (op == "scalar_tensor.default") return float_literal(constant("s", 0, 0.0));
+  if (op == "triu.default" || op == "tril.default") {
+    remapped_ = true;
+    if (rank < 2) throw UnsupportedGroup(op + " needs at least two dimensions");
+    auto diag = constant("diagonal", 1, 0).get<std::int64_t>();
+    std::string x = X();
+    std::string cmp = op == "triu.default" ? ">=" : "<=";
+    return fresh(fmt::format("(({} - {}) {} {}LL) ? {} : 0.0f", coords[rank - 1], coords[rank - 2], cmp, diag, x));
+  }
+
+  // ---- views: map the coordinates back to the viewed tensor ----
+  const std::string src = (op.rfind("split", 0) == 0 || is_identity_op(op)) ? self_tensor() : [&] {
+    const NodeArg* a = find_arg(node, "self", 0);
+    if (!a) a = find_arg(node, "input", 0);
+    if (!a || a->tensor.empty()) throw UnsupportedGroup("no builtin rule for " + node.target);
+    return a->tensor;
+  }();
+  const auto& src_shape = info(src).shape;
+  std::vector<std::string> s(coords);
+  if (op != "expand.default" && op != "expand_as.default" && op != "broadcast_to.default") remapped_ = true;
+  if (op == "view.default" || op == "_unsafe_view.default" || op == "reshape.default" || op == "flatten.using_ints" ||
+      op == "view_as.default" || op == "reshape_as.default") {
+    std::string flat = fmt::format("i{}", counter_++);
+    lines_.push_back(fmt::format("const long long {} = {};", flat, ravel(coords, out_shape)));
+    return value(src, unravel(flat, src_shape));
+  }
+  if (op == "transpose.int" || op == "t.default") {
+    std::int64_t d0 = 0, d1 = 1;
+    if (op == "transpose.int") {
+      d0 = normalize_dim(constant("dim0", 1, 0).get<std::int64_t>(), rank);
+      d1 = normalize_dim(constant("dim1", 2, 1).get<std::int64_t>(), rank);
+    }
+    if (rank >= 2) std::swap(s[static_cast<std::size_t>(d0)], s[static_cast<std::size_t>(d1)]);
+    return value(src, s);
+  }
+  if (op == "permute.default") {
+    auto dims = int_list("dims", 1);
+    std::vector<std::string> m(rank);
+    for (std::size_t i = 0; i < rank; ++i) m[static_cast<std::size_t>(normalize_dim(dims[i], rank))] = coords[i];
+    return value(src, m);
+  }
+  if (op == "expand.default" || op == "broadcast_to.default" || op == "expand_as.default") return broadcast_value(src, out_shape, coords);
+  if (op == "unsqueeze.default") {
+    auto dim = normalize_dim(constant("dim", 1, 0).get<std::int64_t>(), rank);
+    s.erase(s.begin() + dim);
+    return value(src, s);
+  }
+  if (op == "squeeze.dim" || op == "squeeze.dims" || op == "squeeze.default") {
+    std::vector<std::string> m;
+    std::size_t j = 0;
+    for (std::size_t d = 0; d < src_shape.size(); ++d) {
+      if (src_shape[d] == 1 && (j >= coords.size() || src_shape.size() - d > coords.size() - j))
+        m.push_back("0");
+      else
+        m.push_back(coords[j++]);
+    }
+    return value(src, m);
+  }
+  if (op == "select.int") {
+    auto dim = normalize_dim(constant("dim", 1, 0).get<std::int64_t>(), src_shape.size());
+    auto index = constant("index", 2, 0).get<std::int64_t>();
+    if (index < 0) index += src_shape[static_cast<std::size_t>(dim)];
+    s.insert(s.begin() + dim, fmt::format("{}LL", index));
+    return value(src, s);
+  }
+  if (op == "slice.Tensor") {
+    auto dim = static_cast<std::size_t>(normalize_dim(constant("dim", 1, 0).get<std::int64_t>(), rank));
+    auto start_j = constant("start", 2, 0);
+    std::int64_t start = start_j.is_null() ? 0 : start_j.get<std::int64_t>();
+    if (start < 0) start += src_shape[dim];
+    std::int64_t step = constant("step", 4, 1).get<std::int64_t>();
+    s[dim] = fmt::format("({}LL + {} * {}LL)", start, coords[dim], step);
+    return value(src, s);
+  }
+  if (op == "split.Tensor" || op == "split_with_sizes.default") {
+    auto dim = static_cast<std::size_t>(normalize_dim(constant("dim", 2, 0).get<std::int64_t>(), rank));
+    std::int64_t offset = 0;
+    if (op == "split.Tensor") {
+      offset = constant("split_size", 1, 1).get<std::int64_t>() * output_index;
+    } else {
+      auto sizes = int_list("split_sizes", 1);
+      for (int k = 0; k < output_index; ++k) offset += sizes[static_cast<std::size_t>(k)];
+    }
+    if (offset) s[dim] = fmt::format("({} + {}LL)", coords[dim], offset);
+    return value(src, s);
+  }
+  throw UnsupportedGroup("no builtin rule for " + node.target);
+}
+
+}  // namespace nova

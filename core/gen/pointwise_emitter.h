@@ -1,0 +1,97 @@
+#pragma once
+// Emits CUDA statements that compute any value of a fusion group at given coordinates: the
+// pointwise engine of the builtin generator. It follows elementwise ops (with broadcasting and
+// constants folded into literals), views (reshape, transpose, permute, expand, slice, select,
+// split), generated tensors (ones, full, triu masks) and masks back to the tensors read from memory
+// (kernel parameters) or held in registers (an anchor's accumulator), and writes one float variable
+// per distinct (value, coordinates) pair. All math is in fp32; storage types convert on load.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/graph/model_graph.h"
+
+namespace nova {
+
+// Raised when a group holds something the builtin rules cannot express; the message says what.
+class UnsupportedGroup : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class PointwiseEmitter {
+ public:
+  PointwiseEmitter(const ModelGraph& graph, const FusionGroup& group);
+
+  // `tensor` is read from memory through `pointer` (contiguous, the tensor's own shape).
+  void bind_memory(const std::string& tensor, const std::string& pointer);
+  // `tensor` is the float expression `expr`, valid only at the coordinates `coords`.
+  void bind_register(const std::string& tensor, const std::string& expr, const std::vector<std::string>& coords);
+
+  // A float expression (usually a variable) holding `tensor` at `coords` (one C expression of
+  // type long long per dimension of the tensor). Emits the statements it needs; throws
+  // UnsupportedGroup for ops it does not know.
+  std::string value(const std::string& tensor, const std::vector<std::string>& coords);
+  // The statements emitted since the last call, indented by `indent` spaces.
+  std::string take_code(int indent);
+  // States that `tensor` at `coords` is already held in `expr` (e.g. one lane of a 16-byte load).
+  void preload(const std::string& tensor, const std::vector<std::string>& coords, const std::string& expr);
+  // Coordinates in `tensor` of the element that broadcasts to `coords` of a result of `out_shape`.
+  std::vector<std::string> broadcast_coords(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
+                                            const std::vector<std::string>& coords) const;
+  // False once a view or an index-dependent op (triu, ...) was followed: such values are not
+  // a function of the same coordinates, so the 16-byte vector paths do not apply.
+  bool coordinates_preserved() const { return !remapped_; }
+  // Emits raw statements (used by the rules for their own loops and loads).
+  void emit(const std::string& line) { lines_.push_back(line); }
+
+  const TensorInfo& info(const std::string& tensor) const;
+  // The group nodes the values asked for so far went through, in graph order.
+  std::set<int> visited_nodes() const { return visited_; }
+  // Memory tensors read so far.
+  const std::set<std::string>& memory_reads() const { return reads_; }
+
+  // C++ storage type for a dtype ("float32" -> "float").
+  static std::string storage_type(const std::string& dtype);
+  // A C float literal for a JSON constant ("inf", "-inf" and "nan" strings included).
+  static std::string float_literal(const nlohmann::json& constant);
+
+ private:
+  struct Binding {
+    bool in_register = false;
+    std::string pointer_or_expr;
+    std::vector<std::string> coords;
+  };
+  std::string eval_node(const GraphNode& node, int output_index, const std::vector<std::string>& coords);
+  std::string operand(const GraphNode& node, const std::string& arg_name, int position,
+                      const std::vector<std::int64_t>& out_shape, const std::vector<std::string>& coords);
+  std::string broadcast_value(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
+                              const std::vector<std::string>& coords);
+  std::string fresh(const std::string& expr);
+
+  const ModelGraph& graph_;
+  const FusionGroup& group_;
+  std::set<int> members_;
+  std::map<std::string, TensorInfo> tensors_;
+  std::map<std::string, std::pair<int, int>> producers_;  // tensor -> (node id, output index)
+  std::map<std::string, Binding> bindings_;
+  std::map<std::string, std::string> memo_;
+  std::vector<std::string> lines_;
+  std::set<int> visited_;
+  std::set<std::string> reads_;
+  int counter_ = 0;
+  bool remapped_ = false;
+};
+
+// Helpers shared by the rules.
+const NodeArg* find_arg(const GraphNode& node, const std::string& name, int position = -1);
+std::int64_t numel(const std::vector<std::int64_t>& shape);
+// The row-major flat offset of `coords` in a contiguous tensor of `shape`, as a C expression.
+std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape);
+// Coordinates of a flat row-major index `flat` (a C expression) in `shape`, as C expressions.
+std::vector<std::string> unravel(const std::string& flat, const std::vector<std::int64_t>& shape);
+
+}  // namespace nova
