@@ -55,7 +55,11 @@ int main(int argc, char** argv) {
       window.grab().save(file);
       QApplication::quit();
     };
-    QObject::connect(&window, &nova::ui::MainWindow::modelSettled, &window, [grab] { QTimer::singleShot(300, grab); });
+    // Settled means the candidates are in the editor too (or intake failed).
+    QObject::connect(&window, &nova::ui::MainWindow::candidatesReady, &window, [grab] { QTimer::singleShot(300, grab); });
+    QObject::connect(&window, &nova::ui::MainWindow::modelSettled, &window, [grab](const QString&, bool ok) {
+      if (!ok) QTimer::singleShot(300, grab);
+    });
     if (parser.positionalArguments().isEmpty()) QTimer::singleShot(500, grab);
   }
   if (!parser.positionalArguments().isEmpty() && !window.openModel(parser.positionalArguments().first()))

@@ -46,7 +46,7 @@ class PointwiseEmitter {
   // a function of the same coordinates, so the 16-byte vector paths do not apply.
   bool coordinates_preserved() const { return !remapped_; }
   // Emits raw statements (used by the rules for their own loops and loads).
-  void emit(const std::string& line) { lines_.push_back(line); }
+  void emit_line(const std::string& line) { lines_.push_back(line); }
 
   const TensorInfo& info(const std::string& tensor) const;
   // The group nodes the values asked for so far went through, in graph order.

@@ -154,7 +154,7 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
         if (T.empty() || T.back() != s.shape.back() || e.info(t).dtype != "float32")
           throw UnsupportedGroup("a row input that cannot be read with 16-byte loads");
         std::string var = fmt::format("q{}_{}", it, q++);
-        e.emit(fmt::format("const float4 {} = *reinterpret_cast<const float4*>({} + ({}));", var,
+        e.emit_line(fmt::format("const float4 {} = *reinterpret_cast<const float4*>({} + ({}));", var,
                            ctx.input_names[static_cast<std::size_t>(ctx.input_index(t))], ravel(b0, T)));
         for (int l = 0; l < 4; ++l) e.preload(t, e.broadcast_coords(t, s.shape, lanes[static_cast<std::size_t>(l)]), fmt::format("{}.{}", var, comp[l]));
       }

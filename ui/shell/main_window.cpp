@@ -13,7 +13,12 @@
 #include <QFile>
 #include <QStackedWidget>
 
+#include <QThread>
+
+#include "core/doctor/doctor_report.h"
 #include "core/env/resource_paths.h"
+#include "core/gen/generation_run.h"
+#include "ui/versions/version_tree_view.h"
 #include "core/project/project_error.h"
 #include "core/project/project_location.h"
 #include "ui/graph/model_graph_widget.h"
@@ -233,6 +238,62 @@ void MainWindow::intakeSucceeded(const ModelGraph& graph, double seconds) {
                                .arg(seconds, 0, 'f', 1)
                                .arg(warnings));
   emit modelSettled(currentModel_, true);
+  generateCandidates();
+}
+
+void MainWindow::generateCandidates() {
+  if (!project_ || !workspace_) return;
+  if (!project_->fusion_groups().empty()) {  // generated in an earlier session: show what is stored
+    workspace_->versionTree()->refresh();
+    emit candidatesReady(static_cast<int>(project_->all_versions().size()));
+    return;
+  }
+  if (settings_.default_generator != "builtin") {
+    statusBar()->showMessage(tr("The %1 generator is not available in this version.")
+                                 .arg(QString::fromStdString(settings_.default_generator)));
+    return;
+  }
+  QPointer<MainWindow> self(this);
+  QPointer<IntakeJob> owner(intake_);
+  ModelGraph graph = graph_;
+  statusBar()->showMessage(tr("Builtin generator: writing kernels for %1 fusion groups…").arg(graph.groups.size()));
+  QThread* t = QThread::create([self, owner, graph] {
+    DoctorReport gpu;
+    probe_cuda_driver(gpu);  // specialise for the GPU here, if there is one
+    GenerationTarget target;
+    if (gpu.has_gpu()) target = {gpu.gpus[0].arch(), gpu.gpus[0].sm_count};
+    auto generated = std::make_shared<std::vector<GeneratedGroup>>(generate_and_build(graph, target, NvrtcCompiler()));
+    if (!self) return;
+    QMetaObject::invokeMethod(self.data(), [self, owner, generated] {
+      // A newer model superseded this one: its project is gone; drop the result.
+      if (!self || !owner || self->intake_ != owner || !self->project_) return;
+      int built = 0, declined = 0;
+      for (const auto& g : *generated) {
+        built += g.build.ok;
+        declined += g.candidate.declined.has_value();
+      }
+      std::vector<std::int64_t> ids;
+      try {
+        ids = store_generated(*self->project_, *generated);
+      } catch (const std::exception& e) {
+        self->statusBar()->showMessage(tr("Candidates not saved: %1").arg(e.what()), 30000);
+        return;
+      }
+      self->workspace_->versionTree()->refresh();
+      for (auto id : ids)
+        if (id) {
+          self->workspace_->openVersion(id);
+          break;
+        }
+      self->statusBar()->showMessage(tr("Builtin generator: %1 candidates, %2 compiled with NVRTC, %3 declined")
+                                         .arg(generated->size() - declined)
+                                         .arg(built)
+                                         .arg(declined));
+      emit self->candidatesReady(static_cast<int>(generated->size()) - declined);
+    }, Qt::QueuedConnection);
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
 }
 
 void MainWindow::intakeFailed(const QString& message, const QString& details) {

@@ -49,6 +49,8 @@ class MainWindow : public QMainWindow {
   void modelOpened(const QString& path);
   // The model's intake finished (or failed): every view shows its final state.
   void modelSettled(const QString& path, bool ok);
+  // The builtin generator's candidates for the open model are in the project and the editor.
+  void candidatesReady(int count);
 
  private:
   void buildMenus();
@@ -59,6 +61,7 @@ class MainWindow : public QMainWindow {
   void intakeSucceeded(const ModelGraph& graph, double seconds);
   void intakeFailed(const QString& message, const QString& details);
   void openProject();
+  void generateCandidates();
 
   Settings settings_;
   QString currentModel_;
