@@ -19,6 +19,8 @@ int run_cli(int argc, char** argv) {
       [&] { spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn); });
 
   add_doctor_command(app);
+  add_validate_command(app);
+  add_bench_command(app);
 
   try {
     app.parse(argc, argv);
