@@ -181,7 +181,9 @@ void JobQueue::run(Entry& e) {
   } catch (const Cancelled& c) {
     finish(e, JobState::Cancelled, {}, c.what());
   } catch (const std::exception& ex) {
-    finish(e, JobState::Failed, {}, ex.what());
+    // Work that stopped because its token was cancelled (a worker ended on cancel) was cancelled,
+    // whatever it threw on the way out.
+    finish(e, e.token.cancelled() ? JobState::Cancelled : JobState::Failed, {}, ex.what());
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/build/nvrtc_compiler.h"
 #include "core/verify/candidate_evaluator.h"
 #include "support/test_paths.h"
 
@@ -106,6 +107,9 @@ TEST(StaticChecker, RuntimeCheatsOnTheFastPathPassStaticChecks) {
     Candidate c = CandidateEvaluator::load_candidate(kAdversarial / (std::string(name) + ".plan.json"));
     ASSERT_FALSE(c.cuda_source.empty()) << name;
     EXPECT_FALSE(StaticChecker().check_candidate(c).refused()) << name << ": " << joined(StaticChecker().check_candidate(c));
+    // They must build, so the GPU battery tests the cheat and not a typo.
+    NvrtcResult built = NvrtcCompiler(test::scratch_dir("adversarial_nvrtc")).compile(c.cuda_source, name, "sm_90");
+    EXPECT_TRUE(built.ok) << name << ": " << built.log;
   }
 }
 

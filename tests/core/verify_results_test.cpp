@@ -28,20 +28,20 @@ class ScriptedRunner : public WorkerRunner {
 
 json worker_validate_answer(bool passed) {
   json out = {{"index", 0},
-              {"vs_eager", {{"ok", passed}, {"max_abs", passed ? 3e-6 : 57.9}, {"max_rel", passed ? 1e-6 : "inf"}}},
+              {"vs_eager", {{"ok", passed}, {"max_abs", passed ? 3e-6 : 57.9}, {"max_rel", passed ? json(1e-6) : json("inf")}}},
               {"vs_fp64", {{"ok", true}, {"max_abs", 2e-5}}},
               {"eager_vs_fp64", {{"ok", true}, {"max_abs", 1.5e-5}}},
               {"runs_agree", true}};
   json trials = json::array();
   for (int seed : {1234, 1235})
-    trials.push_back({{"seed", seed}, {"ok", passed}, {"problems", passed ? json::array() : json{"input 0 was modified"}},
+    trials.push_back({{"seed", seed}, {"ok", passed}, {"problems", passed ? json::array() : json::array({"input 0 was modified"})},
                       {"outputs", {out}}});
   return {{"passed", passed},
           {"trials", trials},
           {"checks", {{{"name", "trials"}, {"passed", passed}, {"detail", "x"}}}},
           {"flags", json::array()},
           {"warnings", {"output 0: the reference is nearly constant"}},
-          {"failures", passed ? json::array() : json{"input 0 was modified by the candidate"}},
+          {"failures", passed ? json::array() : json::array({"input 0 was modified by the candidate"})},
           {"environment", {{"gpu", "NVIDIA H200"}}},
           {"method", {{"trials", 2}}},
           {"load_s", 0.25}};
