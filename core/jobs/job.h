@@ -2,6 +2,7 @@
 // What a job is: JobSpec is what a caller submits to the JobQueue; JobInfo is the queue's
 // snapshot of one job (state, progress, log, result) that the CLI prints and the jobs panel shows.
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -43,6 +44,9 @@ struct JobInfo {
   nlohmann::json result;  // when Succeeded
   std::string error;      // when Failed, Cancelled or TimedOut: a plain sentence
   std::filesystem::path result_file;  // where the finished job was written, if anywhere
+  // Bumped on every change: listeners are called from several threads, so a view keeps the
+  // snapshot with the highest revision and drops late, older ones.
+  std::uint64_t revision = 0;
 };
 
 void to_json(nlohmann::json& j, const JobInfo& info);

@@ -57,6 +57,7 @@ int JobQueue::submit(JobSpec spec) {
           e->info.state = JobState::Superseded;
           e->info.error = fmt::format("superseded by job {}", id);
           std::erase(queued_, other_id);
+          ++e->info.revision;
           changed.push_back(e->info);
         }
       }
@@ -90,6 +91,7 @@ bool JobQueue::cancel(int id) {
       std::erase(queued_, id);
       e.info.state = JobState::Cancelled;
       e.info.error = "cancelled before it started";
+      ++e.info.revision;
       changed = e.info;
     }
   }
@@ -131,6 +133,7 @@ std::optional<JobInfo> JobQueue::wait(int id, std::chrono::milliseconds timeout)
 void JobQueue::lane_loop(JobLane lane, int device) {
   for (;;) {
     Entry* picked = nullptr;
+    JobInfo running;
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] {
@@ -152,8 +155,10 @@ void JobQueue::lane_loop(JobLane lane, int device) {
       }
       picked->info.state = JobState::Running;
       picked->started = std::chrono::steady_clock::now();
+      ++picked->info.revision;
+      running = picked->info;
     }
-    notify(picked->info);
+    notify(running);
     run(*picked);
   }
 }
@@ -171,6 +176,7 @@ void JobQueue::run(Entry& e) {
         if (fraction) e.info.progress = std::clamp(*fraction, 0.0, 1.0);
       }
       e.info.elapsed_s = seconds_since(e.started);
+      ++e.info.revision;
       copy = e.info;
     }
     notify(copy);
@@ -209,6 +215,7 @@ void JobQueue::finish(Entry& e, JobState state, nlohmann::json result, std::stri
     e.info.elapsed_s = seconds_since(e.started);
     e.info.progress = state == JobState::Succeeded ? 1.0 : e.info.progress;
     if (state != JobState::Superseded) write_result(e.info);
+    ++e.info.revision;
     copy = e.info;
   }
   changed_.notify_all();
