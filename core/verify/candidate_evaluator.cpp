@@ -118,7 +118,11 @@ ValidationResult CandidateEvaluator::validate(const EvaluationRequest& r, Worker
   if (call.progress) call.progress(r.candidate ? "compiling with NVRTC" : "building with nvcc (full path)", 0.0);
   std::string why;
   auto args = prepare(r, result.build_s, why);
-  result.checks.push_back({"build", args.has_value(), args ? "built" : why});
+  const std::size_t build_check = result.checks.size();
+  result.checks.push_back({"build", args.has_value(),
+                           !args ? why
+                           : r.candidate ? fmt::format("NVRTC, {:.2f} s", result.build_s)
+                                         : std::string("nvcc + ninja in the worker")});
   if (!args) return finish(why);
   (*args)["trials"] = r.trials;
   (*args)["strict"] = r.strict;
@@ -126,7 +130,12 @@ ValidationResult CandidateEvaluator::validate(const EvaluationRequest& r, Worker
   if (call.doing.empty()) call.doing = "validating candidate " + r.label;
   try {
     result.merge_worker_result(runner_.run("validate", *args, call));
+    if (!r.candidate)
+      result.checks[build_check].detail = fmt::format("nvcc + ninja in the worker, built and loaded in {:.1f} s",
+                                                      result.build_s);
   } catch (const WorkerRunError& e) {
+    if (!r.candidate && std::string(e.what()).find("Error building extension") != std::string::npos)
+      result.checks[build_check] = {"build", false, e.what()};
     result.checks.push_back({"worker", false, e.what()});
     if (!e.log_tail().empty()) result.raw["worker_log_tail"] = e.log_tail();
     return finish(e.what());

@@ -36,7 +36,7 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
     case Lane: return QString::fromStdString(to_string(j.lane));
     case State: return QString::fromStdString(to_string(j.state));
     case Progress: return QString("%1%").arg(int(j.progress * 100 + 0.5));
-    case Elapsed: return j.state == JobState::Queued ? QString() : QString("%1 s").arg(j.elapsed_s, 0, 'f', 1);
+    case Elapsed: return j.state == JobState::Queued ? QString() : QString("%1 s").arg(j.elapsed_s, 0, 'f', j.elapsed_s < 10 ? 2 : 1);
     case Message: return QString::fromStdString(j.error.empty() ? j.message : j.error);
   }
   return {};

@@ -6,6 +6,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextCursor>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -77,7 +78,10 @@ void JobsPanel::refreshDetails() {
   QString text;
   for (const auto& line : job->log) text += QString::fromStdString(line) + "\n";
   if (!job->error.empty()) text += "\n" + QString::fromStdString(job->error) + "\n";
-  if (log_->toPlainText() != text) log_->setPlainText(text);
+  if (log_->toPlainText() != text) {
+    log_->setPlainText(text);
+    log_->moveCursor(QTextCursor::End);  // follow the newest lines
+  }
 }
 
 }  // namespace nova::ui

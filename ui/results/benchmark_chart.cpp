@@ -6,6 +6,7 @@
 #include <QBoxPlotSeries>
 #include <QBoxSet>
 #include <QChart>
+#include <QPen>
 #include <QValueAxis>
 
 namespace nova::ui {
@@ -44,7 +45,7 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
   for (const char* variant : {"eager", "compile", "candidate"}) {
     auto* series = new QBoxPlotSeries;
     series->setName(variant_label(variant));
-    series->setBrush(colors[ci++ % 3]);
+    const QColor color = colors[ci++ % 3];
     bool any = false;
     for (const auto& mode : modes) {
       const Measurement* m = r.find(variant, mode);
@@ -68,10 +69,17 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
       }
       series->append(set);
     }
-    if (any)
-      chart->addSeries(series);
-    else
+    if (!any) {
       delete series;
+      continue;
+    }
+    chart->addSeries(series);  // applies the theme: colours are set after it
+    series->setBrush(color);
+    series->setPen(QPen(color.darker(160), 1.5));
+    for (auto* set : series->boxSets()) {
+      set->setBrush(color);
+      set->setPen(QPen(color.darker(160), 1.5));
+    }
   }
   auto* x = new QBarCategoryAxis;
   x->append(categories);
@@ -79,6 +87,7 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
   y->setRange(0, top * 1.1 + 1e-9);
   y->setTitleText("us");
   y->setLabelFormat("%.0f");
+  y->applyNiceNumbers();
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   for (auto* s : chart->series()) {

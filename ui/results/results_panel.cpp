@@ -37,6 +37,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(table_);
   split->addWidget(chart_);
+  split->setSizes({300, 420});
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(verdict_);
   layout->addWidget(flags_);

@@ -167,6 +167,7 @@ def bench(args, progress):
     if not torch.cuda.is_available():
         raise RuntimeError("no CUDA device is available to this worker")
     device = torch.device("cuda")
+    torch.set_grad_enabled(False)  # inference on both sides: no autograd bookkeeping in eager
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     modes = args.get("modes") or ["cold", "warm", "graph"]

@@ -57,7 +57,10 @@ def load(args, device="cuda"):
     """args: {"candidate": JSON path, "cubin": path} or {"extension": .cu path, "build_dir": path}."""
     started = time.monotonic()
     if args.get("extension"):
+        import sys
         from torch.utils import cpp_extension
+        # ninja comes with the interpreter's environment (pip's ninja), not necessarily on PATH.
+        os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
         src = os.path.abspath(args["extension"])
         with open(src, "rb") as f:
             digest = hashlib.sha256(f.read()).hexdigest()[:16]
@@ -96,6 +99,18 @@ def load_problem(args, device="cuda"):
     raise ValueError("no reference: give 'reference' (a .py file) or 'model' and 'group'")
 
 
+def json_safe(value):
+    """NaN and infinities as strings: JSON has no such numbers and core's parser refuses them."""
+    import math
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
 def run_standalone(entry, argv):
     """`python -m nova_worker.validate ARGS.json`: progress lines, then the result, as JSON on stdout."""
     import sys
@@ -117,5 +132,5 @@ def run_standalone(entry, argv):
                                                       else "bad_request", "message": f"{type(exc).__name__}: {exc}"}}),
               flush=True)
         return 1
-    print(json.dumps({"type": "result", "result": result}, default=str), flush=True)
+    print(json.dumps({"type": "result", "result": json_safe(result)}, default=str, allow_nan=False), flush=True)
     return 0
