@@ -4,8 +4,8 @@
 #include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
@@ -57,7 +57,8 @@ void add_bench_command(CLI::App& app) {
       if (e.value("available", false))
         std::cout << fmt::format("  energy {}: {:.3f} mJ per call\n", variant, e.value("mj_per_call", 0.0));
     for (const auto& f : b.flags) std::cout << "  flag: " << f << "\n";
-    for (const auto& [variant, e] : b.errors.items()) std::cout << "  note: " << variant << ": " << e.get<std::string>() << "\n";
+    for (const auto& [variant, e] : b.errors.items())
+      std::cout << "  note: " << variant << ": " << e.get<std::string>() << "\n";
   });
 }
 

@@ -5,8 +5,8 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "core/cli/cli_error.h"
 #include "core/doctor/doctor_report.h"
@@ -20,9 +20,11 @@ void EvaluationCli::add_options(CLI::App& cmd) {
                  "the model (.py), its captured graph (.json), or a fusion group's functional source (.py)")
       ->required();
   cmd.add_option("--group", group_, "the fusion group the candidate replaces");
-  cmd.add_option("--candidate", candidate_, "candidate JSON (fast path) or torch extension source .cu (full path)")
+  cmd.add_option("--candidate", candidate_,
+                 "candidate JSON (fast path) or torch extension source .cu (full path)")
       ->required();
-  cmd.add_option("--reference", reference_, "a functional source to compare against instead of the model's group");
+  cmd.add_option("--reference", reference_,
+                 "a functional source to compare against instead of the model's group");
   cmd.add_option("--seed", seed_, "first seed of the random inputs (recorded in the result)");
   cmd.add_option("--budget", budget_s_, "seconds before the watchdog ends the worker");
   cmd.add_option("--out", out_, "also write the result JSON to this file");
@@ -68,10 +70,11 @@ EvaluationRequest EvaluationCli::request() const {
   DoctorReport report;
   probe_cuda_driver(report);
   if (!report.has_gpu())
-    throw CliError(fmt::format("no CUDA GPU here ({}): validation and benchmarks run the candidate on a GPU, so run "
-                               "this on a machine with one.",
-                               report.driver_error.empty() ? "the driver lists no device" : report.driver_error),
-                   3);
+    throw CliError(
+        fmt::format("no CUDA GPU here ({}): validation and benchmarks run the candidate on a GPU, so run "
+                    "this on a machine with one.",
+                    report.driver_error.empty() ? "the driver lists no device" : report.driver_error),
+        3);
   r.arch = report.gpus.front().arch();
   return r;
 }

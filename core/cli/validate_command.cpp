@@ -4,8 +4,8 @@
 #include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
@@ -15,7 +15,8 @@
 namespace nova {
 
 void add_validate_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("validate", "check a candidate against the PyTorch reference on fresh inputs");
+  auto* cmd =
+      app.add_subcommand("validate", "check a candidate against the PyTorch reference on fresh inputs");
   struct Opts {
     EvaluationCli common;
     int trials = 5;
@@ -35,19 +36,21 @@ void add_validate_command(CLI::App& app) {
     ChildProcessWorkerRunner runner;
     NvrtcCompiler compiler;
     CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-validate");
-    ValidationResult v = evaluator.validate(r, EvaluationCli::console_call(opts->common.budget_s(),
-                                                                           opts->common.json()));
+    ValidationResult v =
+        evaluator.validate(r, EvaluationCli::console_call(opts->common.budget_s(), opts->common.json()));
     nlohmann::json j = v;
     if (!opts->common.out().empty()) std::ofstream(opts->common.out()) << j.dump(2) << "\n";
     if (opts->common.json()) {
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << fmt::format("{} ({} path): {}\n", v.candidate, v.path, v.verdict);
-      for (const auto& c : v.checks) std::cout << fmt::format("  [{}] {}: {}\n", c.passed ? "ok" : "FAIL", c.name, c.detail);
+      for (const auto& c : v.checks)
+        std::cout << fmt::format("  [{}] {}: {}\n", c.passed ? "ok" : "FAIL", c.name, c.detail);
       for (const auto& t : v.trials)
-        std::cout << fmt::format("  trial seed {}: {} max abs err vs eager {:.3g}, vs fp64 {:.3g} (eager vs fp64 {:.3g})\n",
-                                 t.seed, t.ok ? "ok  " : "FAIL", t.max_abs_vs_eager.value_or(-1),
-                                 t.max_abs_vs_fp64.value_or(-1), t.eager_max_abs_vs_fp64.value_or(-1));
+        std::cout << fmt::format(
+            "  trial seed {}: {} max abs err vs eager {:.3g}, vs fp64 {:.3g} (eager vs fp64 {:.3g})\n",
+            t.seed, t.ok ? "ok  " : "FAIL", t.max_abs_vs_eager.value_or(-1), t.max_abs_vs_fp64.value_or(-1),
+            t.eager_max_abs_vs_fp64.value_or(-1));
       for (const auto& f : v.flags) std::cout << "  flag: " << f << "\n";
       for (const auto& w : v.warnings) std::cout << "  warning: " << w << "\n";
     }

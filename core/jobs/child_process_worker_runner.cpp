@@ -13,21 +13,25 @@
 
 namespace nova {
 namespace {
-std::string tail_of(const std::string& s, std::size_t n = 4000) { return s.size() <= n ? s : s.substr(s.size() - n); }
+std::string tail_of(const std::string& s, std::size_t n = 4000) {
+  return s.size() <= n ? s : s.substr(s.size() - n);
+}
 
 // The last non-empty line of the worker's stderr: usually the exception it died of.
 std::string last_line(const std::string& s) {
   auto end = s.find_last_not_of("\n ");
   if (end == std::string::npos) return {};
   auto start = s.rfind('\n', end);
-  return s.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return s.substr(start == std::string::npos ? 0 : start + 1,
+                  end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 }  // namespace
 
 ChildProcessWorkerRunner::ChildProcessWorkerRunner(std::string python, std::filesystem::path work_dir)
     : python_(python.empty() ? Settings::load().resolved_python() : std::move(python)),
-      work_dir_(work_dir.empty() ? std::filesystem::temp_directory_path() / fmt::format("nova-jobs-{}", getpid())
-                                 : std::move(work_dir)) {}
+      work_dir_(work_dir.empty()
+                    ? std::filesystem::temp_directory_path() / fmt::format("nova-jobs-{}", getpid())
+                    : std::move(work_dir)) {}
 
 nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohmann::json& args,
                                              const WorkerCall& call) {
@@ -87,7 +91,8 @@ nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohm
         throw WorkerRunError(WorkerRunError::Kind::TimedOut,
                              fmt::format("worker ended by the watchdog: over its budget while {}", doing),
                              tail_of(proc.stderr_text()));
-      throw WorkerRunError(WorkerRunError::Kind::Cancelled, fmt::format("{} while {}", call.cancel.reason(), doing),
+      throw WorkerRunError(WorkerRunError::Kind::Cancelled,
+                           fmt::format("{} while {}", call.cancel.reason(), doing),
                            tail_of(proc.stderr_text()));
     }
     if (std::chrono::steady_clock::now() > deadline) {
@@ -106,10 +111,10 @@ nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohm
   if (status->signal) {
     std::string name = status->describe();  // "killed by SIGSEGV"
     auto pos = name.find("SIG");
-    throw WorkerRunError(WorkerRunError::Kind::Crashed,
-                         fmt::format("worker crashed: {} while {}", pos == std::string::npos ? name : name.substr(pos),
-                                     doing),
-                         tail_of(proc.stderr_text()));
+    throw WorkerRunError(
+        WorkerRunError::Kind::Crashed,
+        fmt::format("worker crashed: {} while {}", pos == std::string::npos ? name : name.substr(pos), doing),
+        tail_of(proc.stderr_text()));
   }
   if (result) return *result;
   std::string why = !reported_error.empty() ? reported_error : last_line(proc.stderr_text());

@@ -25,8 +25,8 @@ struct JobSpec {
   std::string key;    // jobs with the same key supersede each other ("validate:group0:cand3")
   std::string title;  // for people: "validate candidate 3"
   JobLane lane = JobLane::Cpu;
-  int device = 0;                         // GPU lane: which device
-  std::chrono::milliseconds budget{0};    // 0: none; past it the watchdog cancels the job
+  int device = 0;                                   // GPU lane: which device
+  std::chrono::milliseconds budget{0};              // 0: none; past it the watchdog cancels the job
   std::function<nlohmann::json(JobContext&)> work;  // returns the result; throws on failure
 };
 
@@ -41,8 +41,8 @@ struct JobInfo {
   std::vector<std::string> log;
   double elapsed_s = 0;  // running time so far (or in total once finished)
   double budget_s = 0;
-  nlohmann::json result;  // when Succeeded
-  std::string error;      // when Failed, Cancelled or TimedOut: a plain sentence
+  nlohmann::json result;              // when Succeeded
+  std::string error;                  // when Failed, Cancelled or TimedOut: a plain sentence
   std::filesystem::path result_file;  // where the finished job was written, if anywhere
   // Bumped on every change: listeners are called from several threads, so a view keeps the
   // snapshot with the highest revision and drops late, older ones.

@@ -15,7 +15,9 @@ class JobContext {
   using Report = std::function<void(const std::string& message, std::optional<double> fraction, bool is_log)>;
 
   JobContext(CancelToken token, std::chrono::milliseconds budget, Report report)
-      : token_(std::move(token)), budget_(budget), report_(std::move(report)),
+      : token_(std::move(token)),
+        budget_(budget),
+        report_(std::move(report)),
         started_(std::chrono::steady_clock::now()) {}
 
   void progress(const std::string& message, std::optional<double> fraction = std::nullopt) {
@@ -29,7 +31,8 @@ class JobContext {
   // Budget left (the whole budget for a job without one: callers treat 0 as "none").
   std::chrono::milliseconds remaining() const {
     if (budget_.count() == 0) return budget_;
-    auto used = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_);
+    auto used =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_);
     return std::max(std::chrono::milliseconds(1), budget_ - used);
   }
 

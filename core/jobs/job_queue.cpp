@@ -16,8 +16,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 JobQueue::JobQueue(Options options) : options_(std::move(options)) {
-  for (int d = 0; d < options_.gpu_devices; ++d) threads_.emplace_back([this, d] { lane_loop(JobLane::Gpu, d); });
-  for (int i = 0; i < options_.cpu_threads; ++i) threads_.emplace_back([this] { lane_loop(JobLane::Cpu, 0); });
+  for (int d = 0; d < options_.gpu_devices; ++d)
+    threads_.emplace_back([this, d] { lane_loop(JobLane::Gpu, d); });
+  for (int i = 0; i < options_.cpu_threads; ++i)
+    threads_.emplace_back([this] { lane_loop(JobLane::Cpu, 0); });
   threads_.emplace_back([this] { watchdog_loop(); });
 }
 
@@ -164,23 +166,23 @@ void JobQueue::lane_loop(JobLane lane, int device) {
 }
 
 void JobQueue::run(Entry& e) {
-  JobContext ctx(e.token, e.spec.budget, [this, &e](const std::string& message, std::optional<double> fraction,
-                                                    bool is_log) {
-    JobInfo copy;
-    {
-      std::lock_guard lock(mutex_);
-      if (is_log) {
-        if (e.info.log.size() < kMaxLogLines) e.info.log.push_back(message);
-      } else {
-        e.info.message = message;
-        if (fraction) e.info.progress = std::clamp(*fraction, 0.0, 1.0);
-      }
-      e.info.elapsed_s = seconds_since(e.started);
-      ++e.info.revision;
-      copy = e.info;
-    }
-    notify(copy);
-  });
+  JobContext ctx(e.token, e.spec.budget,
+                 [this, &e](const std::string& message, std::optional<double> fraction, bool is_log) {
+                   JobInfo copy;
+                   {
+                     std::lock_guard lock(mutex_);
+                     if (is_log) {
+                       if (e.info.log.size() < kMaxLogLines) e.info.log.push_back(message);
+                     } else {
+                       e.info.message = message;
+                       if (fraction) e.info.progress = std::clamp(*fraction, 0.0, 1.0);
+                     }
+                     e.info.elapsed_s = seconds_since(e.started);
+                     ++e.info.revision;
+                     copy = e.info;
+                   }
+                   notify(copy);
+                 });
   try {
     nlohmann::json result = e.spec.work(ctx);
     finish(e, e.token.cancelled() ? JobState::Cancelled : JobState::Succeeded, std::move(result), {});
@@ -205,7 +207,8 @@ void JobQueue::finish(Entry& e, JobState state, nlohmann::json result, std::stri
     } else if (e.timed_out) {
       state = JobState::TimedOut;
       result = nullptr;
-      if (error.empty() || error == "budget") error = fmt::format("ran past its budget of {:.0f} s", e.info.budget_s);
+      if (error.empty() || error == "budget")
+        error = fmt::format("ran past its budget of {:.0f} s", e.info.budget_s);
     } else if (state == JobState::Cancelled && error.empty()) {
       error = "cancelled";
     }

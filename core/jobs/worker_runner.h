@@ -20,7 +20,7 @@ struct WorkerCall {
   CancelToken cancel;
   std::function<void(const std::string& message, std::optional<double> fraction)> progress;
   std::function<void(const std::string& line)> log;  // the worker's stderr lines
-  std::string doing;  // for messages: "validating candidate 3"
+  std::string doing;                                 // for messages: "validating candidate 3"
 };
 
 class WorkerRunner {

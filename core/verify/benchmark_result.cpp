@@ -32,8 +32,8 @@ void BenchmarkResult::recompute() {
       double value = m.summary.median / c->summary.median;
       speedups.push_back({mode, m.variant, value});
       if (value > kReviewSpeedup)
-        flags.push_back(fmt::format("speedup {:.1f}x over {} ({}) is above {:g}x: review", value, m.variant, mode,
-                                    kReviewSpeedup));
+        flags.push_back(fmt::format("speedup {:.1f}x over {} ({}) is above {:g}x: review", value, m.variant,
+                                    mode, kReviewSpeedup));
     }
   }
 }
@@ -51,7 +51,9 @@ void from_json(const json& j, Measurement& m) {
   m.summary = SampleSummary::of(m.samples);
 }
 
-void to_json(json& j, const Speedup& s) { j = {{"mode", s.mode}, {"baseline", s.baseline}, {"value", s.value}}; }
+void to_json(json& j, const Speedup& s) {
+  j = {{"mode", s.mode}, {"baseline", s.baseline}, {"value", s.value}};
+}
 void from_json(const json& j, Speedup& s) {
   s.mode = j.value("mode", "");
   s.baseline = j.value("baseline", "");
@@ -59,10 +61,10 @@ void from_json(const json& j, Speedup& s) {
 }
 
 void to_json(json& j, const BenchmarkResult& r) {
-  j = {{"candidate", r.candidate},       {"path", r.path},       {"measurements", r.measurements},
-       {"speedups", r.speedups},         {"flags", r.flags},     {"verification", r.verification},
-       {"energy", r.energy},             {"errors", r.errors},   {"environment", r.environment},
-       {"method", r.method},             {"elapsed_s", r.elapsed_s}};
+  j = {{"candidate", r.candidate}, {"path", r.path},          {"measurements", r.measurements},
+       {"speedups", r.speedups},   {"flags", r.flags},        {"verification", r.verification},
+       {"energy", r.energy},       {"errors", r.errors},      {"environment", r.environment},
+       {"method", r.method},       {"elapsed_s", r.elapsed_s}};
 }
 void from_json(const json& j, BenchmarkResult& r) {
   r.candidate = j.value("candidate", "");

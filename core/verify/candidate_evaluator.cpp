@@ -56,7 +56,8 @@ StaticReport CandidateEvaluator::static_check(const EvaluationRequest& r) const 
   if (r.candidate) return checker.check_candidate(*r.candidate);
   if (!r.extension.empty()) return checker.check_extension(read_file(r.extension));
   StaticReport none;
-  none.refusals.push_back("no candidate: give a candidate JSON (fast path) or an extension source (full path)");
+  none.refusals.push_back(
+      "no candidate: give a candidate JSON (fast path) or an extension source (full path)");
   return none;
 }
 
@@ -71,8 +72,8 @@ std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationReques
     args["reference"] = std::filesystem::absolute(r.reference).string();
   }
   if (r.candidate) {
-    NvrtcResult built = compiler_.compile(r.candidate->cuda_source, r.label + ".cu", r.arch,
-                                          r.candidate->nvrtc_options);
+    NvrtcResult built =
+        compiler_.compile(r.candidate->cuda_source, r.label + ".cu", r.arch, r.candidate->nvrtc_options);
     build_s += built.compile_ms / 1e3;
     if (!built.ok) {
       why = "does not compile: " + first_error_line(built.log);
@@ -115,12 +116,13 @@ ValidationResult CandidateEvaluator::validate(const EvaluationRequest& r, Worker
     result.flags.push_back("library-backed: calls " + join(s.library_calls, ", ") + " through PyTorch");
   if (s.refused() && r.enforce_static) return finish("refused: " + join(s.refusals));
 
-  if (call.progress) call.progress(r.candidate ? "compiling with NVRTC" : "building with nvcc (full path)", 0.0);
+  if (call.progress)
+    call.progress(r.candidate ? "compiling with NVRTC" : "building with nvcc (full path)", 0.0);
   std::string why;
   auto args = prepare(r, result.build_s, why);
   const std::size_t build_check = result.checks.size();
   result.checks.push_back({"build", args.has_value(),
-                           !args ? why
+                           !args         ? why
                            : r.candidate ? fmt::format("NVRTC, {:.2f} s", result.build_s)
                                          : std::string("nvcc + ninja in the worker")});
   if (!args) return finish(why);
@@ -131,8 +133,8 @@ ValidationResult CandidateEvaluator::validate(const EvaluationRequest& r, Worker
   try {
     result.merge_worker_result(runner_.run("validate", *args, call));
     if (!r.candidate)
-      result.checks[build_check].detail = fmt::format("nvcc + ninja in the worker, built and loaded in {:.1f} s",
-                                                      result.build_s);
+      result.checks[build_check].detail =
+          fmt::format("nvcc + ninja in the worker, built and loaded in {:.1f} s", result.build_s);
   } catch (const WorkerRunError& e) {
     if (!r.candidate && std::string(e.what()).find("Error building extension") != std::string::npos)
       result.checks[build_check] = {"build", false, e.what()};

@@ -33,7 +33,7 @@ SampleSummary SampleSummary::of(std::vector<double> samples) {
 }
 
 void to_json(nlohmann::json& j, const SampleSummary& s) {
-  j = {{"n", s.n},     {"median", s.median}, {"q1", s.q1}, {"q3", s.q3},
+  j = {{"n", s.n},     {"median", s.median}, {"q1", s.q1},   {"q3", s.q3},
        {"iqr", s.iqr}, {"min", s.min},       {"max", s.max}, {"mean", s.mean}};
 }
 

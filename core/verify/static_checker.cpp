@@ -38,23 +38,32 @@ std::string StaticChecker::strip(const std::string& s) {
     char c = s[i], n = i + 1 < s.size() ? s[i + 1] : '\0';
     switch (state) {
       case Code:
-        if (c == '/' && n == '/') state = Line, ++i;
-        else if (c == '/' && n == '*') state = Block, ++i, out += ' ';
-        else if (c == '"') state = Str, out += c;
-        else if (c == '\'') state = Chr, out += c;
-        else out += c;
+        if (c == '/' && n == '/')
+          state = Line, ++i;
+        else if (c == '/' && n == '*')
+          state = Block, ++i, out += ' ';
+        else if (c == '"')
+          state = Str, out += c;
+        else if (c == '\'')
+          state = Chr, out += c;
+        else
+          out += c;
         break;
       case Line:
         if (c == '\n') state = Code, out += c;
         break;
       case Block:
-        if (c == '*' && n == '/') state = Code, ++i;
-        else if (c == '\n') out += c;
+        if (c == '*' && n == '/')
+          state = Code, ++i;
+        else if (c == '\n')
+          out += c;
         break;
       case Str:
       case Chr:
-        if (c == '\\') ++i;
-        else if ((state == Str && c == '"') || (state == Chr && c == '\'')) state = Code, out += c;
+        if (c == '\\')
+          ++i;
+        else if ((state == Str && c == '"') || (state == Chr && c == '\''))
+          state = Code, out += c;
         break;
     }
   }
@@ -71,7 +80,8 @@ void StaticChecker::check_common(const std::string& code, StaticReport& r) const
   static const std::regex catch_block(R"(\bcatch\s*\()");
   if (std::regex_search(code, try_block) || std::regex_search(code, catch_block))
     r.refusals.push_back("try/catch fallback: a failure must surface, not fall back to another path");
-  static const std::regex shell(R"(\b(system|popen|execl|execlp|execle|execv|execvp|execve|fork|vfork|posix_spawn)\s*\()");
+  static const std::regex shell(
+      R"(\b(system|popen|execl|execlp|execle|execv|execvp|execve|fork|vfork|posix_spawn)\s*\()");
   if (std::smatch m; std::regex_search(code, m, shell))
     r.refusals.push_back(fmt::format("host code shells out ({}())", m[1].str()));
   static const std::regex net(
@@ -81,9 +91,10 @@ void StaticChecker::check_common(const std::string& code, StaticReport& r) const
   static const std::regex streams(
       R"(\b(cudaStreamCreate\w*|cuStreamCreate\w*|getStreamFromPool|getStreamFromExternal)\s*\()");
   if (std::smatch m; std::regex_search(code, m, streams))
-    r.refusals.push_back(fmt::format(
-        "creates a CUDA stream of its own ({}): work must run on the caller's stream, where it is timed and ordered",
-        m[1].str()));
+    r.refusals.push_back(
+        fmt::format("creates a CUDA stream of its own ({}): work must run on the caller's stream, where it "
+                    "is timed and ordered",
+                    m[1].str()));
 }
 
 StaticReport StaticChecker::check_extension(const std::string& source) const {
@@ -92,7 +103,8 @@ StaticReport StaticChecker::check_extension(const std::string& source) const {
   check_common(code, r);
   for (const auto& k : r.kernels) {
     std::regex launch("\\b" + k + R"(\s*(<[^<>;]*>)?\s*<<<)");
-    std::regex launch_api("(cudaLaunchKernel|cudaLaunchCooperativeKernel|cudaLaunchKernelEx)\\s*\\([^;]*\\b" + k + "\\b");
+    std::regex launch_api("(cudaLaunchKernel|cudaLaunchCooperativeKernel|cudaLaunchKernelEx)\\s*\\([^;]*\\b" +
+                          k + "\\b");
     if (std::regex_search(code, launch) || std::regex_search(code, launch_api)) add_unique(r.launched, k);
   }
   if (!r.kernels.empty() && r.launched.empty())
@@ -109,11 +121,13 @@ StaticReport StaticChecker::check_candidate(const Candidate& c) const {
   check_common(code, r);
   static const std::regex torch_header(R"(#\s*include\s*[<"](torch|ATen|c10)/)");
   if (std::regex_search(code, torch_header))
-    r.refusals.push_back("device code includes torch headers: the fast path compiles it with NVRTC, without them");
+    r.refusals.push_back(
+        "device code includes torch headers: the fast path compiles it with NVRTC, without them");
   for (const auto& step : c.plan.steps) {
     if (step.type == "kernel") {
       if (std::find(r.kernels.begin(), r.kernels.end(), step.kernel) == r.kernels.end())
-        r.refusals.push_back(fmt::format("the plan launches {}, which the source does not define", step.kernel));
+        r.refusals.push_back(
+            fmt::format("the plan launches {}, which the source does not define", step.kernel));
       else
         add_unique(r.launched, step.kernel);
     } else if (step.type == "library") {

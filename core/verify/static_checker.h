@@ -12,10 +12,10 @@
 namespace nova {
 
 struct StaticReport {
-  std::vector<std::string> kernels;         // __global__ functions defined
-  std::vector<std::string> launched;        // kernels launched (<<<>>> or plan steps)
-  std::vector<std::string> library_calls;   // PyTorch compute ops the source or plan calls
-  std::vector<std::string> refusals;        // reasons the candidate must not run
+  std::vector<std::string> kernels;        // __global__ functions defined
+  std::vector<std::string> launched;       // kernels launched (<<<>>> or plan steps)
+  std::vector<std::string> library_calls;  // PyTorch compute ops the source or plan calls
+  std::vector<std::string> refusals;       // reasons the candidate must not run
   bool refused() const { return !refusals.empty(); }
 };
 

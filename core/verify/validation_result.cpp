@@ -57,7 +57,9 @@ int ValidationResult::trials_passed() const {
   return static_cast<int>(std::count_if(trials.begin(), trials.end(), [](const auto& t) { return t.ok; }));
 }
 
-void to_json(json& j, const CheckResult& c) { j = {{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}}; }
+void to_json(json& j, const CheckResult& c) {
+  j = {{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}};
+}
 void from_json(const json& j, CheckResult& c) {
   c.name = j.value("name", "");
   c.passed = j.value("passed", false);
@@ -86,11 +88,20 @@ void from_json(const json& j, TrialSummary& t) {
 }
 
 void to_json(json& j, const ValidationResult& r) {
-  j = {{"candidate", r.candidate},     {"path", r.path},         {"passed", r.passed},
-       {"verdict", r.verdict},         {"checks", r.checks},     {"trials", r.trials},
-       {"flags", r.flags},             {"warnings", r.warnings}, {"library_ops", r.library_ops},
-       {"build_s", r.build_s},         {"elapsed_s", r.elapsed_s}, {"environment", r.environment},
-       {"method", r.method},           {"raw", r.raw}};
+  j = {{"candidate", r.candidate},
+       {"path", r.path},
+       {"passed", r.passed},
+       {"verdict", r.verdict},
+       {"checks", r.checks},
+       {"trials", r.trials},
+       {"flags", r.flags},
+       {"warnings", r.warnings},
+       {"library_ops", r.library_ops},
+       {"build_s", r.build_s},
+       {"elapsed_s", r.elapsed_s},
+       {"environment", r.environment},
+       {"method", r.method},
+       {"raw", r.raw}};
 }
 void from_json(const json& j, ValidationResult& r) {
   r.candidate = j.value("candidate", "");

@@ -29,16 +29,17 @@ struct TrialSummary {
 };
 
 struct ValidationResult {
-  std::string candidate;             // label
-  std::string path;                  // "fast" (NVRTC + harness) or "full" (torch extension)
-  bool passed = false;               // every check passed and no refusal
-  std::string verdict;               // one sentence: "passed 5 trials", "refused: ...", "worker crashed: ..."
-  std::vector<CheckResult> checks;   // static checks first, then the worker's
+  std::string candidate;            // label
+  std::string path;                 // "fast" (NVRTC + harness) or "full" (torch extension)
+  bool passed = false;              // every check passed and no refusal
+  std::string verdict;              // one sentence: "passed 5 trials", "refused: ...", "worker crashed: ..."
+  std::vector<CheckResult> checks;  // static checks first, then the worker's
   std::vector<TrialSummary> trials;
-  std::vector<std::string> flags;    // reported but not failing: "specialised to shape [..]", "library-backed: ..."
-  std::vector<std::string> warnings; // "the reference is nearly constant ..."
+  std::vector<std::string>
+      flags;  // reported but not failing: "specialised to shape [..]", "library-backed: ..."
+  std::vector<std::string> warnings;  // "the reference is nearly constant ..."
   std::vector<std::string> library_ops;
-  double build_s = 0;                // NVRTC compile or nvcc build
+  double build_s = 0;  // NVRTC compile or nvcc build
   double elapsed_s = 0;
   nlohmann::json environment = nlohmann::json::object();
   nlohmann::json method = nlohmann::json::object();

@@ -30,7 +30,8 @@ print(json.dumps({"type": "progress", "message": "halfway", "fraction": 0.5}), f
 print("a line for the log", file=sys.stderr, flush=True)
 print(json.dumps({"type": "result", "result": {"echo": args["x"]}}), flush=True)
 )";
-    std::ofstream(pkg / "sleep.py") << "import time\nprint('{\"type\": \"progress\", \"message\": \"sleeping\"}', flush=True)\ntime.sleep(60)\n";
+    std::ofstream(pkg / "sleep.py") << "import time\nprint('{\"type\": \"progress\", \"message\": "
+                                       "\"sleeping\"}', flush=True)\ntime.sleep(60)\n";
     std::ofstream(pkg / "crash.py") << "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n";
     std::ofstream(pkg / "fail.py") << R"(import json
 print(json.dumps({"type": "error", "error": {"kind": "internal", "message": "CUDA error: out of memory"}}), flush=True)
@@ -80,7 +81,8 @@ TEST_F(WorkerRunnerTest, TheWatchdogEndsASleepingWorkerPastItsBudget) {
     FAIL() << "no error";
   } catch (const WorkerRunError& e) {
     EXPECT_EQ(e.kind(), WorkerRunError::Kind::TimedOut);
-    EXPECT_NE(std::string(e.what()).find("over its budget of 2 s while benchmarking candidate 7"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("over its budget of 2 s while benchmarking candidate 7"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);

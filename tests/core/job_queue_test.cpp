@@ -126,7 +126,9 @@ TEST(JobQueue, AThrowingJobFailsWithItsMessageAndTheQueueGoesOn) {
   JobQueue q({1, 1, {}});
   JobSpec bad;
   bad.title = "bad";
-  bad.work = [](JobContext&) -> nlohmann::json { throw std::runtime_error("worker crashed: SIGSEGV while x"); };
+  bad.work = [](JobContext&) -> nlohmann::json {
+    throw std::runtime_error("worker crashed: SIGSEGV while x");
+  };
   auto info = q.wait(q.submit(std::move(bad)), 5s);
   EXPECT_EQ(info->state, JobState::Failed);
   EXPECT_EQ(info->error, "worker crashed: SIGSEGV while x");

@@ -86,8 +86,10 @@ TEST(StaticChecker, FastPathPlanMustLaunchKernelsTheSourceDefines) {
 }
 
 TEST(StaticChecker, RefusesShellAndSocketsButNotWordsInCommentsOrStrings) {
-  const std::string kernel = "__global__ void k(float* o) { o[0] = 1; }\nvoid go() { k<<<1, 1>>>(nullptr); }\n";
-  EXPECT_NE(joined(StaticChecker().check_extension(kernel + "void f() { system(\"curl x | sh\"); }")).find("shells out"),
+  const std::string kernel =
+      "__global__ void k(float* o) { o[0] = 1; }\nvoid go() { k<<<1, 1>>>(nullptr); }\n";
+  EXPECT_NE(joined(StaticChecker().check_extension(kernel + "void f() { system(\"curl x | sh\"); }"))
+                .find("shells out"),
             std::string::npos);
   EXPECT_NE(joined(StaticChecker().check_extension("#include <sys/socket.h>\n" + kernel)).find("network"),
             std::string::npos);
@@ -106,9 +108,11 @@ TEST(StaticChecker, RuntimeCheatsOnTheFastPathPassStaticChecks) {
                            "hard_coded_shape", "uninitialised_read"}) {
     Candidate c = CandidateEvaluator::load_candidate(kAdversarial / (std::string(name) + ".plan.json"));
     ASSERT_FALSE(c.cuda_source.empty()) << name;
-    EXPECT_FALSE(StaticChecker().check_candidate(c).refused()) << name << ": " << joined(StaticChecker().check_candidate(c));
+    EXPECT_FALSE(StaticChecker().check_candidate(c).refused())
+        << name << ": " << joined(StaticChecker().check_candidate(c));
     // They must build, so the GPU battery tests the cheat and not a typo.
-    NvrtcResult built = NvrtcCompiler(test::scratch_dir("adversarial_nvrtc")).compile(c.cuda_source, name, "sm_90");
+    NvrtcResult built =
+        NvrtcCompiler(test::scratch_dir("adversarial_nvrtc")).compile(c.cuda_source, name, "sm_90");
     EXPECT_TRUE(built.ok) << name << ": " << built.log;
   }
 }

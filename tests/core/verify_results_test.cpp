@@ -27,14 +27,18 @@ class ScriptedRunner : public WorkerRunner {
 };
 
 json worker_validate_answer(bool passed) {
-  json out = {{"index", 0},
-              {"vs_eager", {{"ok", passed}, {"max_abs", passed ? 3e-6 : 57.9}, {"max_rel", passed ? json(1e-6) : json("inf")}}},
-              {"vs_fp64", {{"ok", true}, {"max_abs", 2e-5}}},
-              {"eager_vs_fp64", {{"ok", true}, {"max_abs", 1.5e-5}}},
-              {"runs_agree", true}};
+  json out = {
+      {"index", 0},
+      {"vs_eager",
+       {{"ok", passed}, {"max_abs", passed ? 3e-6 : 57.9}, {"max_rel", passed ? json(1e-6) : json("inf")}}},
+      {"vs_fp64", {{"ok", true}, {"max_abs", 2e-5}}},
+      {"eager_vs_fp64", {{"ok", true}, {"max_abs", 1.5e-5}}},
+      {"runs_agree", true}};
   json trials = json::array();
   for (int seed : {1234, 1235})
-    trials.push_back({{"seed", seed}, {"ok", passed}, {"problems", passed ? json::array() : json::array({"input 0 was modified"})},
+    trials.push_back({{"seed", seed},
+                      {"ok", passed},
+                      {"problems", passed ? json::array() : json::array({"input 0 was modified"})},
                       {"outputs", {out}}});
   return {{"passed", passed},
           {"trials", trials},
@@ -63,15 +67,16 @@ TEST(ValidationResult, MergesTheWorkersAnswerAndRoundTripsThroughJson) {
 }
 
 TEST(BenchmarkResult, RecomputesMediansSpeedupsAndFlagsImplausibleOnes) {
-  json worker = {{"measurements",
-                  {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {2.0, 3.0, 2.5, 100.0}}},
-                   {{"variant", "eager"}, {"mode", "cold"}, {"samples", {40.0, 44.0, 42.0}}},
-                   {{"variant", "compile"}, {"mode", "cold"}, {"samples", {20.0, 21.0}}},
-                   {{"variant", "candidate"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {20.0}}},
-                   {{"variant", "eager"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {60.0}}}}},
-                 {"flags", {"speedup 99.0x over eager (cold) is above 10x: review", "candidate: hidden work"}},
-                 {"environment", {{"gpu", "NVIDIA H200"}, {"clocks_seen", json::array()}}},
-                 {"method", {{"modes", {"cold"}}}}};
+  json worker = {
+      {"measurements",
+       {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {2.0, 3.0, 2.5, 100.0}}},
+        {{"variant", "eager"}, {"mode", "cold"}, {"samples", {40.0, 44.0, 42.0}}},
+        {{"variant", "compile"}, {"mode", "cold"}, {"samples", {20.0, 21.0}}},
+        {{"variant", "candidate"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {20.0}}},
+        {{"variant", "eager"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {60.0}}}}},
+      {"flags", {"speedup 99.0x over eager (cold) is above 10x: review", "candidate: hidden work"}},
+      {"environment", {{"gpu", "NVIDIA H200"}, {"clocks_seen", json::array()}}},
+      {"method", {{"modes", {"cold"}}}}};
   BenchmarkResult b = worker.get<BenchmarkResult>();
   const Measurement* c = b.find("candidate", "cold");
   ASSERT_NE(c, nullptr);
@@ -134,7 +139,8 @@ TEST_F(EvaluatorTest, ARefusedSourceNeverReachesTheWorker) {
 
 TEST_F(EvaluatorTest, ABuildErrorAndACrashBecomeOneSentenceVerdicts) {
   runner_.answer = [](const std::string&, const json&) -> json {
-    throw WorkerRunError(WorkerRunError::Kind::Crashed, "worker crashed: SIGSEGV while validating candidate cand3");
+    throw WorkerRunError(WorkerRunError::Kind::Crashed,
+                         "worker crashed: SIGSEGV while validating candidate cand3");
   };
   CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
   ValidationResult crashed = e.validate(request_, {});

@@ -56,7 +56,9 @@ class ValidationGpu : public ::testing::Test {
     c.budget = std::chrono::seconds(budget_s);
     return c;
   }
-  void save(const std::string& name, const json& j) { std::ofstream(out_ / (name + ".json")) << j.dump(2) << "\n"; }
+  void save(const std::string& name, const json& j) {
+    std::ofstream(out_ / (name + ".json")) << j.dump(2) << "\n";
+  }
 
   std::string arch_;
   fs::path out_;
@@ -110,18 +112,20 @@ TEST_F(ValidationGpu, EveryAdversarialFixtureIsRefusedOrFlaggedWithItsReason) {
   for (const auto& f : battery["fixtures"]) {
     std::string name = f["name"];
     SCOPED_TRACE(name);
-    EvaluationRequest r = f["path"] == "fast" ? fast(dir / (name + ".plan.json"), name)
-                                              : full(dir / (name + ".ext.cu"), name);
+    EvaluationRequest r =
+        f["path"] == "fast" ? fast(dir / (name + ".plan.json"), name) : full(dir / (name + ".ext.cu"), name);
     ValidationResult v = evaluator_->validate(r, call());
     std::string text = all_text(v);
     std::string expected = f["reason"];
-    bool caught = f["caught_by"] == "flag" ? std::any_of(v.flags.begin(), v.flags.end(), [&](const std::string& x) {
-      return x.find(expected) != std::string::npos;
-    })
-                                           : !v.passed;
+    bool caught =
+        f["caught_by"] == "flag"
+            ? std::any_of(v.flags.begin(), v.flags.end(),
+                          [&](const std::string& x) { return x.find(expected) != std::string::npos; })
+            : !v.passed;
     EXPECT_TRUE(caught) << text;
-    EXPECT_NE(text.find(expected), std::string::npos) << "expected the reason to mention '" << expected << "':\n"
-                                                      << text;
+    EXPECT_NE(text.find(expected), std::string::npos)
+        << "expected the reason to mention '" << expected << "':\n"
+        << text;
     if (f["caught_by"] == "static") EXPECT_EQ(v.verdict.rfind("refused:", 0), 0u) << text;
     std::cout << name << ": " << v.verdict << "\n";
     report.push_back({{"fixture", name}, {"caught", caught}, {"result", v}});
@@ -183,7 +187,8 @@ TEST_F(ValidationGpu, TurnaroundFromSubmitToValidatedAndBenchmarked) {
   }
   save("epilogue_bench", last);
   std::sort(seconds.begin(), seconds.end());
-  std::cout << "turnaround median " << seconds[1] << " s (5 trials + bench: cold, warm, graph; eager, compile)\n";
+  std::cout << "turnaround median " << seconds[1]
+            << " s (5 trials + bench: cold, warm, graph; eager, compile)\n";
   RecordProperty("turnaround_median_s", std::to_string(seconds[1]));
   EXPECT_LE(seconds[1], 10.0);
   // What every benchmark result must carry.
@@ -199,7 +204,8 @@ TEST_F(ValidationGpu, TurnaroundFromSubmitToValidatedAndBenchmarked) {
   EXPECT_FALSE(last.environment["clocks_seen"].empty());
   EXPECT_TRUE(last.energy["candidate"].value("available", false)) << last.energy.dump();
   for (const auto& v : last.verification) EXPECT_FALSE(v.value("hidden_work", true)) << v.dump();
-  for (const auto& s : last.speedups) std::cout << "speedup over " << s.baseline << " (" << s.mode << "): " << s.value << "\n";
+  for (const auto& s : last.speedups)
+    std::cout << "speedup over " << s.baseline << " (" << s.mode << "): " << s.value << "\n";
 }
 
 }  // namespace

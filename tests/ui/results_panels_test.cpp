@@ -41,11 +41,12 @@ BenchmarkResult widget_test_benchmark() {
       for (int i = 0; i < 100; ++i) s.push_back(base * scale * jitter(rng));
       measurements.push_back({{"variant", variant}, {"mode", mode}, {"samples", s}});
     }
-  return nlohmann::json{{"candidate", "epilogue"},
-                        {"path", "fast"},
-                        {"measurements", measurements},
-                        {"environment", {{"gpu", "test GPU"}, {"driver", "0"}, {"cuda", "13.0"}, {"torch", "2.11"}}},
-                        {"method", {{"calls", 100}}}}
+  return nlohmann::json{
+      {"candidate", "epilogue"},
+      {"path", "fast"},
+      {"measurements", measurements},
+      {"environment", {{"gpu", "test GPU"}, {"driver", "0"}, {"cuda", "13.0"}, {"torch", "2.11"}}},
+      {"method", {{"calls", 100}}}}
       .get<BenchmarkResult>();
 }
 
@@ -66,8 +67,10 @@ ValidationResult widget_test_validation() {
     if (!t.ok) t.problems.push_back("output 0: max abs error 0.0156 exceeds tolerance 0.0001");
     v.trials.push_back(t);
   }
-  v.checks = {{"static: kernel launched", true, "min_add_mul"}, {"second_shape", true, "specialised to shape [128, 3, 32, 32]"}};
-  v.flags = {"library-backed: calls aten.conv2d.default through PyTorch", "specialised to shape [128, 3, 32, 32]"};
+  v.checks = {{"static: kernel launched", true, "min_add_mul"},
+              {"second_shape", true, "specialised to shape [128, 3, 32, 32]"}};
+  v.flags = {"library-backed: calls aten.conv2d.default through PyTorch",
+             "specialised to shape [128, 3, 32, 32]"};
   return v;
 }
 
@@ -88,8 +91,8 @@ TEST(ResultsPanel, ShowsTrialsChecksAChartAndSpeedupsInWords) {
   const Speedup& s = b.speedups.front();
   double expected = b.find(s.baseline, s.mode)->summary.median / b.find("candidate", s.mode)->summary.median;
   EXPECT_NEAR(s.value, expected, 1e-12);
-  EXPECT_TRUE(p.speedupText().contains(QString("%1x faster than PyTorch eager (GPU time, L2 flushed)")
-                                           .arg(expected, 0, 'f', 2)))
+  EXPECT_TRUE(p.speedupText().contains(
+      QString("%1x faster than PyTorch eager (GPU time, L2 flushed)").arg(expected, 0, 'f', 2)))
       << p.speedupText().toStdString();
   save(p, "results_panel.png");
 }

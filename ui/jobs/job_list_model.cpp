@@ -5,7 +5,9 @@
 
 namespace nova::ui {
 
-int JobListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(jobs_.size()); }
+int JobListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : int(jobs_.size());
+}
 int JobListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant JobListModel::headerData(int section, Qt::Orientation orientation, int role) const {
@@ -22,22 +24,33 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && index.column() == State) {
     switch (j.state) {
       case JobState::Failed:
-      case JobState::TimedOut: return QBrush(QColor(190, 30, 30));
-      case JobState::Succeeded: return QBrush(QColor(30, 130, 60));
+      case JobState::TimedOut:
+        return QBrush(QColor(190, 30, 30));
+      case JobState::Succeeded:
+        return QBrush(QColor(30, 130, 60));
       case JobState::Cancelled:
-      case JobState::Superseded: return QBrush(QColor(120, 120, 120));
-      default: return {};
+      case JobState::Superseded:
+        return QBrush(QColor(120, 120, 120));
+      default:
+        return {};
     }
   }
   if (role == Qt::ToolTipRole) return QString::fromStdString(j.error.empty() ? j.message : j.error);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case Title: return QString::fromStdString(j.title);
-    case Lane: return QString::fromStdString(to_string(j.lane));
-    case State: return QString::fromStdString(to_string(j.state));
-    case Progress: return QString("%1%").arg(int(j.progress * 100 + 0.5));
-    case Elapsed: return j.state == JobState::Queued ? QString() : QString("%1 s").arg(j.elapsed_s, 0, 'f', j.elapsed_s < 10 ? 2 : 1);
-    case Message: return QString::fromStdString(j.error.empty() ? j.message : j.error);
+    case Title:
+      return QString::fromStdString(j.title);
+    case Lane:
+      return QString::fromStdString(to_string(j.lane));
+    case State:
+      return QString::fromStdString(to_string(j.state));
+    case Progress:
+      return QString("%1%").arg(int(j.progress * 100 + 0.5));
+    case Elapsed:
+      return j.state == JobState::Queued ? QString()
+                                         : QString("%1 s").arg(j.elapsed_s, 0, 'f', j.elapsed_s < 10 ? 2 : 1);
+    case Message:
+      return QString::fromStdString(j.error.empty() ? j.message : j.error);
   }
   return {};
 }

@@ -43,10 +43,13 @@ JobsPanel::JobsPanel(JobQueue& queue, QWidget* parent) : QWidget(parent), queue_
 
   for (const auto& info : queue_.snapshot()) model_->apply(info);
   queue_.set_listener([this](const JobInfo& info) {
-    QMetaObject::invokeMethod(this, [this, info] {
-      model_->apply(info);
-      refreshDetails();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, info] {
+          model_->apply(info);
+          refreshDetails();
+        },
+        Qt::QueuedConnection);
   });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &JobsPanel::refreshDetails);
   connect(cancel_, &QPushButton::clicked, this, [this] {

@@ -7,7 +7,8 @@
 
 namespace nova::ui {
 
-void ProgressDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+void ProgressDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                             const QModelIndex& index) const {
   QStyleOptionProgressBar bar;
   bar.rect = option.rect.adjusted(2, 3, -2, -3);
   bar.minimum = 0;

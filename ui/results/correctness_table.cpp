@@ -21,8 +21,9 @@ QTableWidgetItem* cell(const QString& text, const QColor& color = {}) {
 
 CorrectnessTable::CorrectnessTable(QWidget* parent) : QTableWidget(parent) {
   setColumnCount(7);
-  setHorizontalHeaderLabels({tr("Trial / check"), tr("Result"), tr("Max abs vs eager"), tr("Max rel vs eager"),
-                             tr("Max abs vs fp64"), tr("Eager vs fp64"), tr("Runs agree / detail")});
+  setHorizontalHeaderLabels({tr("Trial / check"), tr("Result"), tr("Max abs vs eager"),
+                             tr("Max rel vs eager"), tr("Max abs vs fp64"), tr("Eager vs fp64"),
+                             tr("Runs agree / detail")});
   verticalHeader()->hide();
   horizontalHeader()->setStretchLastSection(true);
   setWordWrap(false);

@@ -64,8 +64,9 @@ void ResultsPanel::setValidation(const ValidationResult& r) {
 QString ResultsPanel::describeSpeedups(const BenchmarkResult& r) {
   QStringList out;
   for (const auto& s : r.speedups) {
-    QString base = s.baseline == "compile" ? "torch.compile" : s.baseline == "eager" ? "PyTorch eager"
-                                                                                      : QString::fromStdString(s.baseline);
+    QString base = s.baseline == "compile" ? "torch.compile"
+                   : s.baseline == "eager" ? "PyTorch eager"
+                                           : QString::fromStdString(s.baseline);
     QString how = s.value >= 1.0 ? tr("%1x faster than %2").arg(s.value, 0, 'f', 2).arg(base)
                                  : tr("%1x slower than %2").arg(1.0 / s.value, 0, 'f', 2).arg(base);
     out << QString("%1 (%2)").arg(how, mode_words(s.mode));
@@ -78,13 +79,12 @@ void ResultsPanel::setBenchmark(const BenchmarkResult& r) {
   chart_->setResult(r);
   speedups_->setText(describeSpeedups(r));
   const auto& e = r.environment;
-  environment_->setText(tr("Measured on %1, driver %2, CUDA %3, torch %4; %5 calls per variant, interleaved; "
-                           "median and IQR of raw samples.")
-                            .arg(QString::fromStdString(e.value("gpu", "?")),
-                                 QString::fromStdString(e.value("driver", "?")),
-                                 QString::fromStdString(e.value("cuda", "?")),
-                                 QString::fromStdString(e.value("torch", "?")))
-                            .arg(r.method.value("calls", 0)));
+  environment_->setText(
+      tr("Measured on %1, driver %2, CUDA %3, torch %4; %5 calls per variant, interleaved; "
+         "median and IQR of raw samples.")
+          .arg(QString::fromStdString(e.value("gpu", "?")), QString::fromStdString(e.value("driver", "?")),
+               QString::fromStdString(e.value("cuda", "?")), QString::fromStdString(e.value("torch", "?")))
+          .arg(r.method.value("calls", 0)));
 }
 
 }  // namespace nova::ui
