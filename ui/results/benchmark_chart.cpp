@@ -10,20 +10,19 @@
 #include <QValueAxis>
 
 namespace nova::ui {
-namespace {
-QString mode_label(const std::string& mode) {
-  if (mode == "cold") return QObject::tr("GPU, L2 flushed");
-  if (mode == "warm") return QObject::tr("GPU, warm");
-  if (mode == "graph") return QObject::tr("GPU, CUDA graph");
-  if (mode == "wall") return QObject::tr("wall per call");
+QString BenchmarkChart::modeLabel(const std::string& mode) {
+  if (mode == "cold") return tr("GPU time, L2 flushed");
+  if (mode == "warm") return tr("GPU time, warm L2");
+  if (mode == "graph") return tr("CUDA-graph replay");
+  if (mode == "wall") return tr("wall time per call");
   return QString::fromStdString(mode);
 }
-QString variant_label(const std::string& v) {
-  if (v == "compile") return "torch.compile";
-  if (v == "eager") return "PyTorch eager";
-  return QString::fromStdString(v);
+
+QString BenchmarkChart::variantLabel(const std::string& variant) {
+  if (variant == "compile") return "torch.compile";
+  if (variant == "eager") return "PyTorch eager";
+  return QString::fromStdString(variant);
 }
-}  // namespace
 
 BenchmarkChart::BenchmarkChart(QWidget* parent) : QChartView(parent) {
   setRenderHint(QPainter::Antialiasing);
@@ -37,19 +36,19 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
   chart->legend()->setAlignment(Qt::AlignBottom);
   auto modes = r.modes();
   QStringList categories;
-  for (const auto& m : modes) categories << mode_label(m);
+  for (const auto& m : modes) categories << modeLabel(m);
   double top = 0;
   boxes_ = 0;
   const QColor colors[] = {QColor(120, 120, 120), QColor(70, 120, 200), QColor(230, 120, 30)};
   int ci = 0;
   for (const char* variant : {"eager", "compile", "candidate"}) {
     auto* series = new QBoxPlotSeries;
-    series->setName(variant_label(variant));
+    series->setName(variantLabel(variant));
     const QColor color = colors[ci++ % 3];
     bool any = false;
     for (const auto& mode : modes) {
       const Measurement* m = r.find(variant, mode);
-      auto* set = new QBoxSet(mode_label(mode));
+      auto* set = new QBoxSet(modeLabel(mode));
       if (m && m->summary.n > 0) {
         const auto& s = m->summary;
         double lo = s.q1 - 1.5 * s.iqr, hi = s.q3 + 1.5 * s.iqr;

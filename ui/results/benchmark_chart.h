@@ -14,6 +14,9 @@ class BenchmarkChart : public QChartView {
   explicit BenchmarkChart(QWidget* parent = nullptr);
   void setResult(const BenchmarkResult& result);
   int boxCount() const { return boxes_; }
+  // Words for a mode ("GPU time, L2 flushed") and a variant ("PyTorch eager"), shared with the panel.
+  static QString modeLabel(const std::string& mode);
+  static QString variantLabel(const std::string& variant);
 
  private:
   int boxes_ = 0;

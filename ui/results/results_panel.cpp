@@ -8,16 +8,6 @@
 #include "ui/results/correctness_table.h"
 
 namespace nova::ui {
-namespace {
-QString mode_words(const std::string& mode) {
-  if (mode == "cold") return QObject::tr("GPU time, L2 flushed");
-  if (mode == "warm") return QObject::tr("GPU time, warm L2");
-  if (mode == "graph") return QObject::tr("CUDA-graph replay");
-  if (mode == "wall") return QObject::tr("wall time per call");
-  return QString::fromStdString(mode);
-}
-}  // namespace
-
 ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
   verdict_ = new QLabel(tr("No result yet: validate a candidate."));
   QFont f = verdict_->font();
@@ -64,12 +54,10 @@ void ResultsPanel::setValidation(const ValidationResult& r) {
 QString ResultsPanel::describeSpeedups(const BenchmarkResult& r) {
   QStringList out;
   for (const auto& s : r.speedups) {
-    QString base = s.baseline == "compile" ? "torch.compile"
-                   : s.baseline == "eager" ? "PyTorch eager"
-                                           : QString::fromStdString(s.baseline);
+    QString base = BenchmarkChart::variantLabel(s.baseline);
     QString how = s.value >= 1.0 ? tr("%1x faster than %2").arg(s.value, 0, 'f', 2).arg(base)
                                  : tr("%1x slower than %2").arg(1.0 / s.value, 0, 'f', 2).arg(base);
-    out << QString("%1 (%2)").arg(how, mode_words(s.mode));
+    out << QString("%1 (%2)").arg(how, BenchmarkChart::modeLabel(s.mode));
   }
   for (const auto& f : r.flags) out << tr("Flag: ") + QString::fromStdString(f);
   return out.join("\n");
