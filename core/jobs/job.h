@@ -22,8 +22,9 @@ std::string to_string(JobState state);
 bool is_finished(JobState state);
 
 struct JobSpec {
-  std::string key;    // jobs with the same key supersede each other ("validate:group0:cand3")
-  std::string title;  // for people: "validate candidate 3"
+  std::string key;  // jobs with the same key supersede each other ("validate:group0:cand3")
+  std::vector<std::string> supersedes;  // further keys whose unfinished jobs this one supersedes
+  std::string title;                    // for people: "validate candidate 3"
   JobLane lane = JobLane::Cpu;
   int device = 0;                                   // GPU lane: which device
   std::chrono::milliseconds budget{0};              // 0: none; past it the watchdog cancels the job

@@ -50,9 +50,12 @@ int JobQueue::submit(JobSpec spec) {
   {
     std::lock_guard lock(mutex_);
     id = next_id_++;
-    if (!spec.key.empty()) {
+    std::vector<std::string> keys = spec.supersedes;
+    if (!spec.key.empty()) keys.push_back(spec.key);
+    if (!keys.empty()) {
       for (auto& [other_id, e] : jobs_) {
-        if (e->info.key != spec.key || is_finished(e->info.state)) continue;
+        if (is_finished(e->info.state) || std::find(keys.begin(), keys.end(), e->info.key) == keys.end())
+          continue;
         e->superseded = true;
         e->token.cancel("superseded");
         if (e->info.state == JobState::Queued) {

@@ -61,6 +61,11 @@ StaticReport CandidateEvaluator::static_check(const EvaluationRequest& r) const 
   return none;
 }
 
+NvrtcResult CandidateEvaluator::compile(const EvaluationRequest& r) const {
+  if (!r.candidate) throw std::logic_error("compile: a full-path candidate is built by nvcc in the worker");
+  return compiler_.compile(r.candidate->cuda_source, r.label + ".cu", r.arch, r.candidate->nvrtc_options);
+}
+
 std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationRequest& r, double& build_s,
                                                           std::string& why) {
   nlohmann::json args = {{"label", r.label}, {"seed", r.seed}};
@@ -72,8 +77,7 @@ std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationReques
     args["reference"] = std::filesystem::absolute(r.reference).string();
   }
   if (r.candidate) {
-    NvrtcResult built =
-        compiler_.compile(r.candidate->cuda_source, r.label + ".cu", r.arch, r.candidate->nvrtc_options);
+    NvrtcResult built = compile(r);
     build_s += built.compile_ms / 1e3;
     if (!built.ok) {
       why = "does not compile: " + first_error_line(built.log);
@@ -86,6 +90,7 @@ std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationReques
   } else {
     args["extension"] = std::filesystem::absolute(r.extension).string();
     args["build_dir"] = (work_dir_ / "extensions").string();
+    args["arch"] = r.arch;
   }
   return args;
 }

@@ -46,6 +46,9 @@ class CandidateEvaluator {
   static Candidate load_candidate(const std::filesystem::path& path);
 
   StaticReport static_check(const EvaluationRequest& request) const;
+  const std::filesystem::path& work_dir() const { return work_dir_; }
+  // The fast path's NVRTC build (cached: validate and bench then hit the cache).
+  NvrtcResult compile(const EvaluationRequest& request) const;
   ValidationResult validate(const EvaluationRequest& request, WorkerCall call);
   // Throws WorkerRunError or std::runtime_error (a build failure) when no numbers come back.
   BenchmarkResult bench(const EvaluationRequest& request, WorkerCall call);

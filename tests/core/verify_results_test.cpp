@@ -1,12 +1,16 @@
 // Result types and the evaluator without a GPU: JSON round trips, speedups and review flags
 // recomputed from raw samples, static refusals that never reach a worker, build failures, worker
 // crashes turned into a plain verdict, and `nova validate` without a GPU.
+#include <atomic>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "core/doctor/doctor_report.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/verify/benchmark_result.h"
 #include "core/verify/candidate_evaluator.h"
+#include "core/verify/evaluation_jobs.h"
 #include "core/verify/validation_result.h"
 #include "core/worker/child_process.h"
 #include "support/test_paths.h"
@@ -176,6 +180,80 @@ TEST(NovaCli, ValidateAndBenchWithoutAGpuSayWhyAndExitThree) {
     EXPECT_EQ(p.status.code, 3) << p.err;
     EXPECT_NE(p.err.find("no CUDA GPU here"), std::string::npos) << p.err;
   }
+}
+
+}  // namespace
+}  // namespace nova
+
+namespace nova {
+namespace {
+
+TEST_F(EvaluatorTest, JobsBuildOnTheCpuLaneThenValidateAndBenchOnTheGpuLane) {
+  std::atomic<int> bench_calls{0};
+  runner_.answer = [&](const std::string& cmd, const json&) -> json {
+    if (cmd == "bench") {
+      ++bench_calls;
+      return {{"measurements",
+               {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {10.0, 11.0}}},
+                {{"variant", "eager"}, {"mode", "cold"}, {"samples", {40.0, 41.0}}}}}};
+    }
+    return worker_validate_answer(true);
+  };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  JobQueue q({1, 2, dir_ / "results"});
+  EvaluationJobs jobs(q, e, runner_, {});
+  int build = jobs.submit(request_);
+  auto built = q.wait(build, std::chrono::seconds(10));
+  ASSERT_EQ(built->state, JobState::Succeeded) << built->error;
+  EXPECT_EQ(built->lane, JobLane::Cpu);
+  int gpu = built->result["gpu_job"];
+  auto done = q.wait(gpu, std::chrono::seconds(10));
+  ASSERT_EQ(done->state, JobState::Succeeded) << done->error;
+  EXPECT_EQ(done->lane, JobLane::Gpu);
+  EXPECT_TRUE(done->result["validation"]["passed"]);
+  BenchmarkResult b = done->result["benchmark"].get<BenchmarkResult>();
+  ASSERT_EQ(b.speedups.size(), 1u);
+  EXPECT_DOUBLE_EQ(b.speedups[0].value, 40.5 / 10.5);
+  EXPECT_EQ(bench_calls.load(), 1);
+  EXPECT_TRUE(std::filesystem::exists(done->result_file));
+}
+
+TEST_F(EvaluatorTest, ANewerRequestForTheCandidateSupersedesItsRunningGpuJob) {
+  std::atomic<bool> release{false};
+  std::atomic<int> validations{0};
+  runner_.answer = [&](const std::string&, const json&) -> json {
+    if (++validations == 1)
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return worker_validate_answer(true);
+  };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  JobQueue q({1, 2, {}});
+  EvaluationJobs jobs(q, e, runner_, {std::chrono::minutes(1), std::chrono::minutes(1), false, 0});
+  int first_gpu = q.wait(jobs.submit(request_), std::chrono::seconds(10))->result["gpu_job"];
+  while (validations == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  int second_build = jobs.submit(request_);  // the user edited and resubmitted the candidate
+  EXPECT_TRUE(q.info(first_gpu)->state == JobState::Running);
+  release = true;
+  EXPECT_EQ(q.wait(first_gpu, std::chrono::seconds(10))->state, JobState::Superseded);
+  int second_gpu = q.wait(second_build, std::chrono::seconds(10))->result["gpu_job"];
+  EXPECT_EQ(q.wait(second_gpu, std::chrono::seconds(10))->state, JobState::Succeeded);
+}
+
+TEST_F(EvaluatorTest, ARefusedCandidateIsRecordedWithoutTheGpuLane) {
+  runner_.answer = [](const std::string&, const json&) -> json { throw std::logic_error("must not run"); };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  JobQueue q({0, 1, {}});  // no GPU lane at all
+  EvaluationJobs jobs(q, e, runner_, {});
+  EvaluationRequest r = request_;
+  r.candidate.reset();
+  r.extension = test::fixtures_dir() / "adversarial" / "return_empty.ext.cu";
+  int gpu = q.wait(jobs.submit(r), std::chrono::seconds(10))->result["gpu_job"];
+  auto done = q.wait(gpu, std::chrono::seconds(10));
+  ASSERT_EQ(done->state, JobState::Succeeded) << done->error;
+  EXPECT_FALSE(done->result["validation"]["passed"]);
+  EXPECT_NE(done->result["validation"]["verdict"].get<std::string>().find("never launched"),
+            std::string::npos);
+  EXPECT_TRUE(runner_.calls.empty());
 }
 
 }  // namespace

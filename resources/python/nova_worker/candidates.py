@@ -53,22 +53,33 @@ class LoadedCandidate:
                                      (lambda shape, dtype: torch.empty(shape, dtype=dtype, device=device)))
 
 
+def build_extension(args):
+    """Builds (or finds already built) a full-path extension source with nvcc and ninja, in a
+    folder named after the source's hash, and imports it. Needs no GPU."""
+    import sys
+    from torch.utils import cpp_extension
+    # ninja comes with the interpreter's environment (pip's ninja), not necessarily on PATH.
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    # The target architecture: the GPU's, as core found it ("sm_90" -> "9.0"); torch would ask the
+    # device, which a CPU-lane build may not see.
+    if args.get("arch") and not os.environ.get("TORCH_CUDA_ARCH_LIST"):
+        digits = args["arch"].replace("sm_", "")
+        os.environ["TORCH_CUDA_ARCH_LIST"] = f"{digits[:-1]}.{digits[-1]}"
+    src = os.path.abspath(args["extension"])
+    with open(src, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    name = "nova_ext_" + digest
+    build_dir = os.path.join(args.get("build_dir") or os.path.expanduser("~/.cache/nova/ext"), name)
+    os.makedirs(build_dir, exist_ok=True)
+    return cpp_extension.load(name=name, sources=[src], build_directory=build_dir,
+                              extra_cuda_cflags=["-O3"], verbose=False)
+
+
 def load(args, device="cuda"):
     """args: {"candidate": JSON path, "cubin": path} or {"extension": .cu path, "build_dir": path}."""
     started = time.monotonic()
     if args.get("extension"):
-        import sys
-        from torch.utils import cpp_extension
-        # ninja comes with the interpreter's environment (pip's ninja), not necessarily on PATH.
-        os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-        src = os.path.abspath(args["extension"])
-        with open(src, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()[:16]
-        name = "nova_ext_" + digest
-        build_dir = os.path.join(args.get("build_dir") or os.path.expanduser("~/.cache/nova/ext"), name)
-        os.makedirs(build_dir, exist_ok=True)
-        module = cpp_extension.load(name=name, sources=[src], build_directory=build_dir,
-                                    extra_cuda_cflags=["-O3"], verbose=False)
+        module = build_extension(args)
         return LoadedCandidate(module.forward, "full", time.monotonic() - started)
     from .harness import CandidateRunner
     with open(args["candidate"]) as f:
