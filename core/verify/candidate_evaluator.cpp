@@ -96,6 +96,22 @@ std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationReques
 }
 
 ValidationResult CandidateEvaluator::validate(const EvaluationRequest& r, WorkerCall call) {
+  return run_validation(r, std::move(call), nullptr);
+}
+
+Evaluation CandidateEvaluator::evaluate(const EvaluationRequest& r, WorkerCall call) {
+  Evaluation e;
+  nlohmann::json bench = nullptr;
+  e.validation = run_validation(r, std::move(call), &bench);
+  if (bench.is_object()) {
+    e.benchmark = bench.get<BenchmarkResult>();
+    e.benchmark->candidate = r.label;
+  }
+  return e;
+}
+
+ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, WorkerCall call,
+                                                    nlohmann::json* bench) {
   const auto started = std::chrono::steady_clock::now();
   ValidationResult result;
   result.candidate = r.label;
@@ -134,9 +150,20 @@ ValidationResult CandidateEvaluator::validate(const EvaluationRequest& r, Worker
   (*args)["trials"] = r.trials;
   (*args)["strict"] = r.strict;
   (*args)["second_shape"] = r.second_shape;
+  if (bench) {
+    (*args)["modes"] = r.modes;
+    (*args)["baselines"] = r.baselines;
+  }
   if (call.doing.empty()) call.doing = "validating candidate " + r.label;
   try {
-    result.merge_worker_result(runner_.run("validate", *args, call));
+    if (bench) {
+      // One worker process validates and, if the candidate passed, benchmarks it.
+      nlohmann::json answer = runner_.run("evaluate", *args, call);
+      result.merge_worker_result(answer.at("validation"));
+      *bench = answer.value("benchmark", nlohmann::json());
+    } else {
+      result.merge_worker_result(runner_.run("validate", *args, call));
+    }
     if (!r.candidate)
       result.checks[build_check].detail =
           fmt::format("nvcc + ninja in the worker, built and loaded in {:.1f} s", result.build_s);

@@ -38,6 +38,12 @@ struct EvaluationRequest {
   std::string arch = "sm_90";
 };
 
+// Validation and, when it passed, the benchmark, from one worker process.
+struct Evaluation {
+  ValidationResult validation;
+  std::optional<BenchmarkResult> benchmark;
+};
+
 class CandidateEvaluator {
  public:
   CandidateEvaluator(WorkerRunner& runner, const NvrtcCompiler& compiler, std::filesystem::path work_dir);
@@ -50,10 +56,15 @@ class CandidateEvaluator {
   // The fast path's NVRTC build (cached: validate and bench then hit the cache).
   NvrtcResult compile(const EvaluationRequest& request) const;
   ValidationResult validate(const EvaluationRequest& request, WorkerCall call);
+  // Validates and, if the candidate passed, benchmarks it in the same worker (one start of
+  // Python and CUDA instead of two: the submit-to-numbers turnaround).
+  Evaluation evaluate(const EvaluationRequest& request, WorkerCall call);
   // Throws WorkerRunError or std::runtime_error (a build failure) when no numbers come back.
   BenchmarkResult bench(const EvaluationRequest& request, WorkerCall call);
 
  private:
+  // `bench` non-null: the "evaluate" command, whose benchmark answer (or null) is stored there.
+  ValidationResult run_validation(const EvaluationRequest& request, WorkerCall call, nlohmann::json* bench);
   // The worker's arguments for the candidate (writes the candidate JSON, compiles the cubin).
   // Returns nullopt with `why` set when the build fails.
   std::optional<nlohmann::json> prepare(const EvaluationRequest& request, double& build_s, std::string& why);

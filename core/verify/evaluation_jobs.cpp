@@ -62,13 +62,17 @@ nlohmann::json EvaluationJobs::build(const EvaluationRequest& request, JobContex
 }
 
 nlohmann::json EvaluationJobs::evaluate(const EvaluationRequest& request, JobContext& ctx) {
-  ValidationResult v = evaluator_.validate(request, call_for(ctx, "validating candidate " + request.label));
-  ctx.log(v.verdict);
-  ctx.token().throw_if_cancelled();
-  nlohmann::json out = {{"validation", v}};
-  if (v.passed && options_.bench_after_validation) {
-    ctx.progress("benchmarking", 0.0);
-    out["benchmark"] = evaluator_.bench(request, call_for(ctx, "benchmarking candidate " + request.label));
+  WorkerCall call = call_for(ctx, "validating candidate " + request.label);
+  nlohmann::json out;
+  if (options_.bench_after_validation) {
+    Evaluation e = evaluator_.evaluate(request, std::move(call));
+    out["validation"] = e.validation;
+    if (e.benchmark) out["benchmark"] = *e.benchmark;
+    ctx.log(e.validation.verdict);
+  } else {
+    ValidationResult v = evaluator_.validate(request, std::move(call));
+    out["validation"] = v;
+    ctx.log(v.verdict);
   }
   return out;
 }

@@ -190,14 +190,14 @@ namespace {
 
 TEST_F(EvaluatorTest, JobsBuildOnTheCpuLaneThenValidateAndBenchOnTheGpuLane) {
   std::atomic<int> bench_calls{0};
-  runner_.answer = [&](const std::string& cmd, const json&) -> json {
-    if (cmd == "bench") {
-      ++bench_calls;
-      return {{"measurements",
-               {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {10.0, 11.0}}},
-                {{"variant", "eager"}, {"mode", "cold"}, {"samples", {40.0, 41.0}}}}}};
-    }
-    return worker_validate_answer(true);
+  runner_.answer = [&](const std::string& cmd, const json& args) -> json {
+    EXPECT_EQ(cmd, "evaluate");  // validation and benchmark from one worker process
+    EXPECT_EQ(args["modes"], json({"cold", "warm", "graph"}));
+    ++bench_calls;
+    json bench = {{"measurements",
+                   {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {10.0, 11.0}}},
+                    {{"variant", "eager"}, {"mode", "cold"}, {"samples", {40.0, 41.0}}}}}};
+    return {{"validation", worker_validate_answer(true)}, {"benchmark", bench}};
   };
   CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
   JobQueue q({1, 2, dir_ / "results"});

@@ -12,8 +12,10 @@
 #include "core/doctor/doctor_report.h"
 #include "core/env/settings.h"
 #include "core/jobs/child_process_worker_runner.h"
+#include "core/jobs/job_queue.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/verify/candidate_evaluator.h"
+#include "core/verify/evaluation_jobs.h"
 #include "support/test_paths.h"
 
 namespace nova {
@@ -172,17 +174,26 @@ extern "C" __global__ void spin(float* out) { while (true) { out[0] += 1.0f; } }
 }
 
 TEST_F(ValidationGpu, TurnaroundFromSubmitToValidatedAndBenchmarked) {
+  // As the studio does it: a CPU-lane build job, then one GPU-lane job that validates (5 trials)
+  // and benchmarks (cold, warm, graph, wall; eager and torch.compile) in one worker.
   auto plan = test::fixtures_dir() / "candidates" / "conv_min_add_mul_epilogue.plan.json";
+  JobQueue queue({1, 2, out_ / "jobs"});
+  EvaluationJobs jobs(queue, *evaluator_, *runner_, {});
   std::vector<double> seconds;
   BenchmarkResult last;
   for (int i = 0; i < 3; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
     auto r = fast(plan, "epilogue");
     r.seed = 1000 * (i + 1);
-    ValidationResult v = evaluator_->validate(r, call());
-    ASSERT_TRUE(v.passed) << all_text(v);
-    last = evaluator_->bench(r, call());
+    auto t0 = std::chrono::steady_clock::now();
+    auto built = queue.wait(jobs.submit(r), std::chrono::minutes(5));
+    ASSERT_EQ(built->state, JobState::Succeeded) << built->error;
+    auto done = queue.wait(built->result["gpu_job"].get<int>(), std::chrono::minutes(10));
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ASSERT_EQ(done->state, JobState::Succeeded) << done->error;
+    ValidationResult v = done->result["validation"].get<ValidationResult>();
+    ASSERT_TRUE(v.passed) << all_text(v);
+    ASSERT_TRUE(done->result.contains("benchmark")) << done->result.dump();
+    last = done->result["benchmark"].get<BenchmarkResult>();
     std::cout << "submission " << i + 1 << ": " << seconds.back() << " s\n";
   }
   save("epilogue_bench", last);
