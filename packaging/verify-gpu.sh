@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Validation and benchmarks on the GPU box, in one command (run from the repo root):
-#   packaging/verify-gpu.sh [BUILD_DIR]        (default: /tmp/nova-verify-build)
+#   packaging/verify-gpu.sh [BUILD_DIR]        (default: build-headless, kept between calls)
 # Pre-builds the full-path extensions the GPU tests use (nvcc + ninja, in the background while
 # CMake builds), runs packaging/gpu-server.sh (headless build + `ctest -L gpu` + doctor), then
 # `nova bench` on the hand-written fast-path candidate and `nova validate` on the seed's kernel.
@@ -8,8 +8,8 @@
 # result files, the CLI's JSON and text, and the logs.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-build="${1:-/tmp/nova-verify-build}"
-out="${OUT:-$PWD/verify-out}/verify"
+build="$(realpath -m "${1:-build-headless}")"
+out="${OUT:-$PWD/build-headless}/verify"
 python="${NOVA_PYTHON:-python3}"
 mkdir -p "$out" "$build/test-output/validation_gpu/work/extensions"
 arch=$("$python" -c 'import torch;p=torch.cuda.get_device_properties(0);print(f"sm_{p.major}{p.minor}")')
