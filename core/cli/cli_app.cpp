@@ -21,6 +21,8 @@ int run_cli(int argc, char** argv) {
   add_doctor_command(app);
   add_intake_command(app);
   add_generate_command(app);
+  add_validate_command(app);
+  add_bench_command(app);
 
   try {
     app.parse(argc, argv);

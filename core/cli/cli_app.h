@@ -16,5 +16,7 @@ int run_cli(int argc, char** argv);
 void add_doctor_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_intake_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace nova

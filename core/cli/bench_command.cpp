@@ -1,0 +1,65 @@
+// `nova bench MODEL --group N --candidate CAND [--mode cold|warm|graph|all] [--json]`: the
+// candidate against PyTorch eager and torch.compile, interleaved in one worker process; medians
+// with IQR, raw samples, speedups, energy, environment and method. Exit 3 without a GPU.
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "core/cli/cli_app.h"
+#include "core/cli/cli_error.h"
+#include "core/cli/evaluation_cli.h"
+#include "core/jobs/child_process_worker_runner.h"
+#include "core/jobs/worker_run_error.h"
+
+namespace nova {
+
+void add_bench_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("bench", "time a candidate against PyTorch eager and torch.compile");
+  struct Opts {
+    EvaluationCli common;
+    std::string mode = "all";
+    std::vector<std::string> baselines{"eager", "compile"};
+  };
+  auto opts = std::make_shared<Opts>();
+  opts->common.add_options(*cmd);
+  cmd->add_option("--mode", opts->mode, "cold (L2 flushed), warm, graph (CUDA-graph replay) or all")
+      ->check(CLI::IsMember({"cold", "warm", "graph", "all"}));
+  cmd->add_option("--baselines", opts->baselines, "eager and/or compile")->delimiter(',');
+  cmd->callback([opts] {
+    EvaluationRequest r = opts->common.request();
+    r.modes = opts->mode == "all" ? std::vector<std::string>{"cold", "warm", "graph"}
+                                  : std::vector<std::string>{opts->mode};
+    r.baselines = opts->baselines;
+    ChildProcessWorkerRunner runner;
+    NvrtcCompiler compiler;
+    CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-bench");
+    BenchmarkResult b;
+    try {
+      b = evaluator.bench(r, EvaluationCli::console_call(opts->common.budget_s(), opts->common.json()));
+    } catch (const WorkerRunError& e) {
+      throw CliError(e.what(), 1);
+    }
+    nlohmann::json j = b;
+    if (!opts->common.out().empty()) std::ofstream(opts->common.out()) << j.dump(2) << "\n";
+    if (opts->common.json()) {
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    std::cout << fmt::format("{} ({} path) on {}\n", b.candidate, b.path, b.environment.value("gpu", "?"));
+    for (const auto& m : b.measurements)
+      std::cout << fmt::format("  {:<6} {:<9} median {:9.2f} us  IQR {:8.2f} us  (n={})\n", m.mode, m.variant,
+                               m.summary.median, m.summary.iqr, m.summary.n);
+    for (const auto& s : b.speedups)
+      std::cout << fmt::format("  speedup over {} ({}): {:.2f}x\n", s.baseline, s.mode, s.value);
+    for (const auto& [variant, e] : b.energy.items())
+      if (e.value("available", false))
+        std::cout << fmt::format("  energy {}: {:.3f} mJ per call\n", variant, e.value("mj_per_call", 0.0));
+    for (const auto& f : b.flags) std::cout << "  flag: " << f << "\n";
+    for (const auto& [variant, e] : b.errors.items())
+      std::cout << "  note: " << variant << ": " << e.get<std::string>() << "\n";
+  });
+}
+
+}  // namespace nova

@@ -1,0 +1,32 @@
+#pragma once
+// Runs one command of the Python worker ("validate", "bench", ...) and returns its result. The
+// abstraction the verify stage is written against: ChildProcessWorkerRunner starts a fresh
+// process per command now; a runner over the persistent WorkerClient can replace it without
+// touching callers. Implementations must honour the budget and the cancel token (ending the
+// worker), relay progress, and throw WorkerRunError when no result comes back.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/jobs/cancel_token.h"
+
+namespace nova {
+
+struct WorkerCall {
+  std::chrono::milliseconds budget{std::chrono::minutes(10)};
+  CancelToken cancel;
+  std::function<void(const std::string& message, std::optional<double> fraction)> progress;
+  std::function<void(const std::string& line)> log;  // the worker's stderr lines
+  std::string doing;                                 // for messages: "validating candidate 3"
+};
+
+class WorkerRunner {
+ public:
+  virtual ~WorkerRunner() = default;
+  virtual nlohmann::json run(const std::string& cmd, const nlohmann::json& args, const WorkerCall& call) = 0;
+};
+
+}  // namespace nova

@@ -1,0 +1,83 @@
+#include "core/verify/benchmark_result.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace nova {
+using nlohmann::json;
+
+const Measurement* BenchmarkResult::find(const std::string& variant, const std::string& mode) const {
+  for (const auto& m : measurements)
+    if (m.variant == variant && m.mode == mode) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> BenchmarkResult::modes() const {
+  std::vector<std::string> out;
+  for (const auto& m : measurements)
+    if (std::find(out.begin(), out.end(), m.mode) == out.end()) out.push_back(m.mode);
+  return out;
+}
+
+void BenchmarkResult::recompute() {
+  for (auto& m : measurements) m.summary = SampleSummary::of(m.samples);
+  speedups.clear();
+  std::erase_if(flags, [](const std::string& f) { return f.find(": review") != std::string::npos; });
+  for (const auto& mode : modes()) {
+    const Measurement* c = find("candidate", mode);
+    if (!c || c->summary.n == 0 || c->summary.median <= 0) continue;
+    for (const auto& m : measurements) {
+      if (m.mode != mode || m.variant == "candidate" || m.summary.n == 0) continue;
+      double value = m.summary.median / c->summary.median;
+      speedups.push_back({mode, m.variant, value});
+      if (value > kReviewSpeedup)
+        flags.push_back(fmt::format("speedup {:.1f}x over {} ({}) is above {:g}x: review", value, m.variant,
+                                    mode, kReviewSpeedup));
+    }
+  }
+}
+
+void to_json(json& j, const Measurement& m) {
+  j = {{"variant", m.variant}, {"mode", m.mode}, {"metric", m.metric}, {"samples", m.samples}};
+  json s = m.summary;
+  j.update(s);
+}
+void from_json(const json& j, Measurement& m) {
+  m.variant = j.value("variant", "");
+  m.mode = j.value("mode", "");
+  m.metric = j.value("metric", m.mode == "wall" ? "wall_us" : "gpu_us");
+  m.samples = j.value("samples", std::vector<double>{});
+  m.summary = SampleSummary::of(m.samples);
+}
+
+void to_json(json& j, const Speedup& s) {
+  j = {{"mode", s.mode}, {"baseline", s.baseline}, {"value", s.value}};
+}
+void from_json(const json& j, Speedup& s) {
+  s.mode = j.value("mode", "");
+  s.baseline = j.value("baseline", "");
+  s.value = j.value("value", 0.0);
+}
+
+void to_json(json& j, const BenchmarkResult& r) {
+  j = {{"candidate", r.candidate}, {"path", r.path},          {"measurements", r.measurements},
+       {"speedups", r.speedups},   {"flags", r.flags},        {"verification", r.verification},
+       {"energy", r.energy},       {"errors", r.errors},      {"environment", r.environment},
+       {"method", r.method},       {"elapsed_s", r.elapsed_s}};
+}
+void from_json(const json& j, BenchmarkResult& r) {
+  r.candidate = j.value("candidate", "");
+  r.path = j.value("path", "");
+  r.measurements = j.value("measurements", std::vector<Measurement>{});
+  r.flags = j.value("flags", std::vector<std::string>{});
+  r.verification = j.value("verification", json::array());
+  r.energy = j.value("energy", json::object());
+  r.errors = j.value("errors", json::object());
+  r.environment = j.value("environment", json::object());
+  r.method = j.value("method", json::object());
+  r.elapsed_s = j.value("elapsed_s", 0.0);
+  r.recompute();
+}
+
+}  // namespace nova

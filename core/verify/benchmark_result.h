@@ -1,0 +1,63 @@
+#pragma once
+// The outcome of benchmarking one candidate against PyTorch eager and torch.compile in one
+// process: raw samples per variant and mode (GPU time by CUDA events: cold, warm, graph; host
+// wall time per call: wall), their median and IQR recomputed here from the samples, speedups as
+// ratios of medians measured side by side, the verification pass, energy per call, flags for
+// review, the environment (GPU, driver, CUDA, torch, clocks seen) and the method. JSON round-trips.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/verify/sample_summary.h"
+
+namespace nova {
+
+struct Measurement {
+  std::string variant;  // "candidate", "eager", "compile"
+  std::string mode;     // "cold", "warm", "graph", "wall"
+  std::string metric;   // "gpu_us" or "wall_us"
+  std::vector<double> samples;
+  SampleSummary summary;  // of samples
+  bool operator==(const Measurement& o) const {
+    return variant == o.variant && mode == o.mode && metric == o.metric && samples == o.samples;
+  }
+};
+
+struct Speedup {
+  std::string mode, baseline;
+  double value = 0;  // baseline median / candidate median
+  bool operator==(const Speedup&) const = default;
+};
+
+struct BenchmarkResult {
+  std::string candidate;
+  std::string path;
+  std::vector<Measurement> measurements;
+  std::vector<Speedup> speedups;
+  std::vector<std::string> flags;  // "speedup 14.2x over eager (cold) is above 10x: review", hidden work
+  nlohmann::json verification = nlohmann::json::array();
+  nlohmann::json energy = nlohmann::json::object();
+  nlohmann::json errors = nlohmann::json::object();  // variant -> why it has no numbers (compile failed...)
+  nlohmann::json environment = nlohmann::json::object();
+  nlohmann::json method = nlohmann::json::object();
+  double elapsed_s = 0;
+  bool operator==(const BenchmarkResult&) const = default;
+
+  static constexpr double kReviewSpeedup = 10.0;
+  const Measurement* find(const std::string& variant, const std::string& mode) const;
+  // Recomputes summaries from the samples, speedups from the medians, and the review flags.
+  void recompute();
+  std::vector<std::string> modes() const;  // in first-seen order
+};
+
+void to_json(nlohmann::json& j, const Measurement& m);
+void from_json(const nlohmann::json& j, Measurement& m);
+void to_json(nlohmann::json& j, const Speedup& s);
+void from_json(const nlohmann::json& j, Speedup& s);
+void to_json(nlohmann::json& j, const BenchmarkResult& r);
+// Reads a stored result or the worker's bench answer; summaries and speedups are recomputed.
+void from_json(const nlohmann::json& j, BenchmarkResult& r);
+
+}  // namespace nova

@@ -1,0 +1,201 @@
+#include "core/verify/candidate_evaluator.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/jobs/worker_run_error.h"
+
+namespace nova {
+namespace {
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string first_error_line(const std::string& log) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("error") != std::string::npos) return line;
+  return log.substr(0, log.find('\n'));
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = "; ") {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+}  // namespace
+
+Candidate CandidateEvaluator::load_candidate(const std::filesystem::path& path) {
+  Candidate c = nlohmann::json::parse(read_file(path)).get<Candidate>();
+  if (c.cuda_source.empty()) {
+    // A plan kept beside its device code: NAME.plan.json + NAME.cu.
+    std::string name = path.filename().string();
+    auto stem = name.substr(0, name.find('.'));
+    auto cu = path.parent_path() / (stem + ".cu");
+    if (std::filesystem::exists(cu)) c.cuda_source = read_file(cu);
+  }
+  return c;
+}
+
+CandidateEvaluator::CandidateEvaluator(WorkerRunner& runner, const NvrtcCompiler& compiler,
+                                       std::filesystem::path work_dir)
+    : runner_(runner), compiler_(compiler), work_dir_(std::move(work_dir)) {
+  std::filesystem::create_directories(work_dir_);
+}
+
+StaticReport CandidateEvaluator::static_check(const EvaluationRequest& r) const {
+  StaticChecker checker;
+  if (r.candidate) return checker.check_candidate(*r.candidate);
+  if (!r.extension.empty()) return checker.check_extension(read_file(r.extension));
+  StaticReport none;
+  none.refusals.push_back(
+      "no candidate: give a candidate JSON (fast path) or an extension source (full path)");
+  return none;
+}
+
+NvrtcResult CandidateEvaluator::compile(const EvaluationRequest& r) const {
+  if (!r.candidate) throw std::logic_error("compile: a full-path candidate is built by nvcc in the worker");
+  return compiler_.compile(r.candidate->cuda_source, r.label + ".cu", r.arch, r.candidate->nvrtc_options);
+}
+
+std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationRequest& r, double& build_s,
+                                                          std::string& why) {
+  nlohmann::json args = {{"label", r.label}, {"seed", r.seed}};
+  if (r.group) {  // the worker captures the model and takes the group's functional source
+    args["model"] = std::filesystem::absolute(r.reference).string();
+    args["group"] = *r.group;
+    args["work_dir"] = work_dir_.string();
+  } else {
+    args["reference"] = std::filesystem::absolute(r.reference).string();
+  }
+  if (r.candidate) {
+    NvrtcResult built = compile(r);
+    build_s += built.compile_ms / 1e3;
+    if (!built.ok) {
+      why = "does not compile: " + first_error_line(built.log);
+      return std::nullopt;
+    }
+    auto path = work_dir_ / (r.label + ".candidate.json");
+    std::ofstream(path) << nlohmann::json(*r.candidate).dump(1);
+    args["candidate"] = path.string();
+    args["cubin"] = built.cubin_path.string();
+  } else {
+    args["extension"] = std::filesystem::absolute(r.extension).string();
+    args["build_dir"] = (work_dir_ / "extensions").string();
+    args["arch"] = r.arch;
+  }
+  return args;
+}
+
+ValidationResult CandidateEvaluator::validate(const EvaluationRequest& r, WorkerCall call) {
+  return run_validation(r, std::move(call), nullptr);
+}
+
+Evaluation CandidateEvaluator::evaluate(const EvaluationRequest& r, WorkerCall call) {
+  Evaluation e;
+  nlohmann::json bench = nullptr;
+  e.validation = run_validation(r, std::move(call), &bench);
+  if (bench.is_object()) {
+    e.benchmark = bench.get<BenchmarkResult>();
+    e.benchmark->candidate = r.label;
+  }
+  return e;
+}
+
+ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, WorkerCall call,
+                                                    nlohmann::json* bench) {
+  const auto started = std::chrono::steady_clock::now();
+  ValidationResult result;
+  result.candidate = r.label;
+  result.path = r.candidate ? "fast" : "full";
+  auto finish = [&](std::string verdict) {
+    result.verdict = std::move(verdict);
+    result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  };
+
+  StaticReport s = static_check(r);
+  result.library_ops = s.library_calls;
+  result.checks.push_back({"static: kernel defined", !s.kernels.empty(),
+                           s.kernels.empty() ? "no __global__ function" : join(s.kernels, ", ")});
+  result.checks.push_back({"static: kernel launched", !s.launched.empty(),
+                           s.launched.empty() ? "no kernel is launched" : join(s.launched, ", ")});
+  std::vector<std::string> other;
+  for (const auto& why : s.refusals)
+    if (why.find("kernel") == std::string::npos) other.push_back(why);
+  result.checks.push_back({"static: no fallback, shell, socket or side stream", other.empty(),
+                           other.empty() ? "none found" : join(other)});
+  if (!s.library_calls.empty())
+    result.flags.push_back("library-backed: calls " + join(s.library_calls, ", ") + " through PyTorch");
+  if (s.refused() && r.enforce_static) return finish("refused: " + join(s.refusals));
+
+  if (call.progress)
+    call.progress(r.candidate ? "compiling with NVRTC" : "building with nvcc (full path)", 0.0);
+  std::string why;
+  auto args = prepare(r, result.build_s, why);
+  const std::size_t build_check = result.checks.size();
+  result.checks.push_back({"build", args.has_value(),
+                           !args         ? why
+                           : r.candidate ? fmt::format("NVRTC, {:.2f} s", result.build_s)
+                                         : std::string("nvcc + ninja in the worker")});
+  if (!args) return finish(why);
+  (*args)["trials"] = r.trials;
+  (*args)["strict"] = r.strict;
+  (*args)["second_shape"] = r.second_shape;
+  if (bench) {
+    (*args)["modes"] = r.modes;
+    (*args)["baselines"] = r.baselines;
+  }
+  if (call.doing.empty()) call.doing = "validating candidate " + r.label;
+  try {
+    if (bench) {
+      // One worker process validates and, if the candidate passed, benchmarks it.
+      nlohmann::json answer = runner_.run("evaluate", *args, call);
+      result.merge_worker_result(answer.at("validation"));
+      *bench = answer.value("benchmark", nlohmann::json());
+    } else {
+      result.merge_worker_result(runner_.run("validate", *args, call));
+    }
+    if (!r.candidate)
+      result.checks[build_check].detail =
+          fmt::format("nvcc + ninja in the worker, built and loaded in {:.1f} s", result.build_s);
+  } catch (const WorkerRunError& e) {
+    if (!r.candidate && std::string(e.what()).find("Error building extension") != std::string::npos)
+      result.checks[build_check] = {"build", false, e.what()};
+    result.checks.push_back({"worker", false, e.what()});
+    if (!e.log_tail().empty()) result.raw["worker_log_tail"] = e.log_tail();
+    return finish(e.what());
+  }
+  bool worker_passed = result.raw.value("passed", false);
+  result.passed = worker_passed && !s.refused();
+  if (result.passed)
+    return finish(fmt::format("passed {} trials{}", result.trials_passed(),
+                              result.flags.empty() ? "" : " (flagged: " + join(result.flags) + ")"));
+  auto failures = result.raw.value("failures", std::vector<std::string>{});
+  if (!worker_passed)
+    return finish("failed: " + (failures.empty() ? std::string("see the checks") : failures.front()));
+  return finish("refused: " + join(s.refusals));
+}
+
+BenchmarkResult CandidateEvaluator::bench(const EvaluationRequest& r, WorkerCall call) {
+  double build_s = 0;
+  std::string why;
+  auto args = prepare(r, build_s, why);
+  if (!args) throw std::runtime_error(r.label + " " + why);
+  (*args)["modes"] = r.modes;
+  (*args)["baselines"] = r.baselines;
+  if (call.doing.empty()) call.doing = "benchmarking candidate " + r.label;
+  BenchmarkResult result = runner_.run("bench", *args, call).get<BenchmarkResult>();
+  result.candidate = r.label;
+  return result;
+}
+
+}  // namespace nova

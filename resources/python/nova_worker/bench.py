@@ -1,0 +1,277 @@
+"""Benchmark of a candidate against PyTorch eager and torch.compile (docs/BENCHMARKING.md, Timing).
+
+One process, one set of inputs, the variants interleaved call by call (A B C A B C ...) so drift
+cancels. Modes: "cold" (a buffer of at least 2x L2, and 256 MB, written before each call), "warm"
+(back-to-back) and "graph" (replay of a CUDA graph of many calls). GPU time comes from CUDA events
+on the current stream after warm-up; wall time per call from back-to-back host timing. A
+verification pass synchronizes the device before the end event and compares: work hidden on
+another stream shows up there. Energy per call comes from NVML's total-energy counter. Raw samples
+are kept. Entry points: bench(args, progress) and `python -m nova_worker.bench ARGS.json`.
+"""
+
+import math
+import statistics
+import sys
+import time
+
+import torch
+
+from . import candidates
+from .env_record import ClockLog, Nvml, environment
+
+SPEEDUP_REVIEW = 10.0
+
+
+def summarize(samples):
+    """Median and quartiles (linear interpolation, as numpy's default percentile)."""
+    s = sorted(samples)
+    if not s:
+        return {"n": 0}
+
+    def q(p):
+        k = (len(s) - 1) * p
+        lo, hi = math.floor(k), math.ceil(k)
+        return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+    return {"n": len(s), "median": q(0.5), "q1": q(0.25), "q3": q(0.75), "iqr": q(0.75) - q(0.25),
+            "min": s[0], "max": s[-1], "mean": statistics.fmean(s)}
+
+
+def _warm_up(fn, min_calls=3, min_ms=25.0):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    calls = 0
+    while calls < min_calls or (time.perf_counter() - start) * 1e3 < min_ms:
+        fn()
+        calls += 1
+        if calls % 8 == 0:
+            torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    return calls
+
+
+def _event_times(variants, calls, flush=None):
+    """Interleaved per-call CUDA-event times in microseconds, per variant."""
+    names = list(variants)
+    events = {n: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(calls)] for n in names}
+    torch.cuda.synchronize()
+    for i in range(calls):
+        for n in names:
+            if flush is not None:
+                flush()
+            s, e = events[n][i]
+            s.record()
+            variants[n]()
+            e.record()
+    torch.cuda.synchronize()
+    return {n: [s.elapsed_time(e) * 1e3 for s, e in events[n]] for n in names}
+
+
+def _wall_times(variants, rounds, per_round):
+    """Back-to-back host time per call in microseconds: `rounds` samples per variant, interleaved."""
+    out = {n: [] for n in variants}
+    for _ in range(rounds):
+        for n, fn in variants.items():
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(per_round):
+                fn()
+            torch.cuda.synchronize()
+            out[n].append((time.perf_counter() - t0) * 1e6 / per_round)
+    return out
+
+
+def _graph_times(variants, calls_per_graph, replays):
+    """Per-call time from replays of a CUDA graph holding `calls_per_graph` calls."""
+    out, errors = {}, {}
+    graphs = {}
+    for n, fn in variants.items():
+        try:
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                fn()  # warm-up on the side stream, as torch's graph docs require
+            torch.cuda.current_stream().wait_stream(s)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                for _ in range(calls_per_graph):
+                    fn()
+            graphs[n] = g
+        except Exception as exc:
+            errors[n] = f"graph capture failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            torch.cuda.synchronize()
+    for n in graphs:
+        graphs[n].replay()
+    torch.cuda.synchronize()
+    times = {n: [] for n in graphs}
+    for _ in range(replays):
+        for n, g in graphs.items():
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            g.replay()
+            e.record()
+            e.synchronize()
+            times[n].append(s.elapsed_time(e) * 1e3 / calls_per_graph)
+    out.update(times)
+    return out, errors
+
+
+def _verification(variants, calls=20):
+    """Per variant: event time on the current stream, event time with a device-wide sync before
+    the end event, and host time around call + sync (microseconds, medians)."""
+    res = {}
+    for n, fn in variants.items():
+        plain, synced, host = [], [], []
+        for _ in range(calls):
+            torch.cuda.synchronize()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            torch.cuda.synchronize()
+            plain.append(s.elapsed_time(e) * 1e3)
+            s2, e2 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            t0 = time.perf_counter()
+            s2.record()
+            fn()
+            torch.cuda.synchronize()
+            e2.record()
+            e2.synchronize()
+            host.append((time.perf_counter() - t0) * 1e6)
+            synced.append(s2.elapsed_time(e2) * 1e3)
+        ev, sy, ho = (statistics.median(x) for x in (plain, synced, host))
+        # The synced end event also waits for other streams; beyond a few us of sync latency, a
+        # large excess means work the stream-ordered events never saw.
+        hidden = sy > 2.0 * ev + 20.0 and sy - ev > 0.5 * sy
+        res[n] = {"variant": n, "event_us": ev, "synced_event_us": sy, "host_us": ho, "hidden_work": hidden}
+    return res
+
+
+def _energy(nvml, fn, min_s=0.3):
+    if not nvml.available or nvml.total_energy_mj() is None:
+        return {"available": False, "reason": nvml.error or "NVML has no energy counter for this GPU"}
+    torch.cuda.synchronize()
+    e0, t0, calls = nvml.total_energy_mj(), time.perf_counter(), 0
+    while time.perf_counter() - t0 < min_s:
+        for _ in range(20):
+            fn()
+        calls += 20
+        torch.cuda.synchronize()
+    e1, t1 = nvml.total_energy_mj(), time.perf_counter()
+    return {"available": True, "mj_per_call": (e1 - e0) / calls, "calls": calls, "seconds": t1 - t0,
+            "mean_power_w": (e1 - e0) / 1e3 / (t1 - t0)}
+
+
+def bench(args, progress):
+    if not torch.cuda.is_available():
+        raise RuntimeError("no CUDA device is available to this worker")
+    device = torch.device("cuda")
+    torch.set_grad_enabled(False)  # inference on both sides: no autograd bookkeeping in eager
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    modes = args.get("modes") or ["cold", "warm", "graph"]
+    baselines = args.get("baselines") or ["eager", "compile"]
+    min_calls, min_ms = int(args.get("min_calls", 100)), float(args.get("min_ms", 100.0))
+    seed = int(args.get("seed", 1234))
+    nvml = Nvml(torch.cuda.current_device())
+    clocks = ClockLog(nvml)
+    clocks.sample("start")
+    started = time.monotonic()
+
+    progress("loading the reference and the candidate", 0.0)
+    problem = candidates.load_problem(args, device)
+    cand = candidates.load(args, device)
+    cand.set_poisoning(False, device)
+    inst = problem.instantiate(seed)
+    variants = {"candidate": lambda: inst.candidate(cand.fn)}
+    errors = {}
+    if "eager" in baselines:
+        variants["eager"] = inst.reference_fn()
+    if "compile" in baselines:
+        progress("compiling the torch.compile baseline", 0.05)
+        torch._dynamo.reset()
+        try:
+            fn = inst.compiled_fn()
+            fn()
+            variants["compile"] = fn
+        except Exception as exc:
+            errors["compile"] = f"torch.compile failed: {type(exc).__name__}: {exc}"
+
+    progress("warming up", 0.15)
+    for fn in variants.values():
+        _warm_up(fn)
+    est = _event_times(variants, 10)
+    slowest_us = max(statistics.median(v) for v in est.values())
+    calls = max(min_calls, min(5000, int(math.ceil(min_ms * 1e3 / max(slowest_us, 1.0)))))
+
+    l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (60 << 20)
+    flush_bytes = max(2 * l2, 256 << 20)
+    flush_buf = torch.empty(flush_bytes, dtype=torch.uint8, device=device)
+    measurements = []
+
+    def record(mode, metric, samples):
+        for n, s in samples.items():
+            measurements.append({"variant": n, "mode": mode, "metric": metric, "samples": s, **summarize(s)})
+
+    steps = len(modes) + 3
+    for k, mode in enumerate(modes):
+        progress(f"timing ({mode})", 0.2 + 0.6 * k / steps)
+        clocks.sample(f"before {mode}")
+        if mode == "cold":
+            record("cold", "gpu_us", _event_times(variants, calls, flush=lambda: flush_buf.fill_(k & 0xFF)))
+        elif mode == "warm":
+            record("warm", "gpu_us", _event_times(variants, calls))
+        elif mode == "graph":
+            per_graph = max(1, min(50, int(5000 / max(slowest_us, 1.0))))
+            times, errs = _graph_times(variants, per_graph, max(30, calls // per_graph))
+            record("graph", "gpu_us", times)
+            errors.update({f"{n} (graph)": e for n, e in errs.items()})
+        else:
+            raise ValueError(f"unknown mode '{mode}' (cold, warm, graph)")
+        clocks.sample(f"after {mode}")
+    del flush_buf
+
+    progress("wall time per call", 0.8)
+    per_round = max(5, min(200, int(2000 / max(slowest_us, 1.0))))
+    record("wall", "wall_us", _wall_times(variants, 30, per_round))
+
+    progress("verification pass", 0.87)
+    verification = _verification(variants)
+    progress("energy", 0.93)
+    energy = {n: _energy(nvml, fn) for n, fn in variants.items()}
+    clocks.sample("end")
+
+    flags = []
+    for n, v in verification.items():
+        if v["hidden_work"]:
+            flags.append(f"{n}: the device-synchronized time ({v['synced_event_us']:.1f} us) far exceeds the "
+                         f"stream's event time ({v['event_us']:.1f} us): work on another stream?")
+    speedups = []
+    by = {(m["variant"], m["mode"]): m for m in measurements}
+    for mode in list(modes) + ["wall"]:
+        c = by.get(("candidate", mode))
+        for b in baselines:
+            base = by.get((b, mode))
+            if c and base and c.get("median"):
+                value = base["median"] / c["median"]
+                speedups.append({"mode": mode, "baseline": b, "value": value})
+                if value > SPEEDUP_REVIEW:
+                    flags.append(f"speedup {value:.1f}x over {b} ({mode}) is above {SPEEDUP_REVIEW:g}x: review")
+    result = {"candidate": args.get("label", "candidate"), "path": cand.path_kind, "load_s": cand.load_s,
+              "measurements": measurements, "speedups": speedups, "verification": list(verification.values()),
+              "energy": energy, "flags": flags, "errors": errors,
+              "method": {"statistic": "median, IQR (q1..q3), raw samples kept", "modes": modes,
+                         "baselines": baselines, "interleaved": True, "calls": calls,
+                         "warmup": "at least 3 calls and 25 ms per variant", "l2_flush_bytes": flush_bytes,
+                         "l2_bytes": l2, "wall": f"30 rounds of {per_round} back-to-back calls",
+                         "tf32": False, "seed": seed, "timer": "CUDA events on the current stream",
+                         "compile": "torch.compile default mode after torch._dynamo.reset()",
+                         "energy": "NVML total energy counter over a loop of at least 0.3 s"},
+              "environment": environment(nvml, clocks), "elapsed_s": time.monotonic() - started}
+    progress("benchmarked", 1.0)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(candidates.run_standalone(bench, sys.argv))

@@ -1,0 +1,248 @@
+"""Validation of a candidate against its PyTorch reference (docs/BENCHMARKING.md, Correctness).
+
+Per trial, on fresh inputs (and weights) from a recorded seed: the candidate runs, then the
+reference, then the candidate again. Memory the candidate may be handed is poisoned while the
+reference outputs are kept alive, inputs are checked unchanged after every candidate run, each
+output is snapshotted on the candidate's stream the moment the call returns (work left running on
+another stream changes it afterwards), both candidate runs must agree, and errors are measured
+against eager and against a float64 reference. A second batch size is tried where the model
+allows it. Entry points: validate(args, progress) for the worker's dispatch table, and
+`python -m nova_worker.validate ARGS.json`.
+"""
+
+import math
+import sys
+import time
+
+import torch
+
+from . import candidates
+from .env_record import environment
+
+TOLERANCES = {"float32": 1e-4, "float32_strict": 1e-5, "float16": 1e-2, "bfloat16": 1e-2, "float64": 1e-7}
+NEAR_CONSTANT_STD = 0.01
+
+
+def _num(x):
+    """JSON-safe float: NaN and infinities become strings."""
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def tolerance_for(dtype, strict):
+    name = str(dtype).replace("torch.", "")
+    if name == "float32" and strict:
+        return TOLERANCES["float32_strict"]
+    return TOLERANCES.get(name, 1e-4)
+
+
+def compare(got, want, tol):
+    """Max abs/rel error of got against want, and whether every element is within
+    atol + rtol*|want| (atol = rtol = tol). Non-finite values must match the reference's."""
+    res = {"shape_ok": tuple(got.shape) == tuple(want.shape), "dtype": str(got.dtype).replace("torch.", "")}
+    if not res["shape_ok"]:
+        res.update(ok=False, reason=f"shape {list(got.shape)}, expected {list(want.shape)}",
+                   max_abs=None, max_rel=None)
+        return res
+    g = got.detach().to(torch.float64)
+    w = want.detach().to(torch.float64)
+    finite = torch.isfinite(w)
+    bad_nonfinite = int((~torch.isfinite(g) & finite).sum())
+    mismatched_special = int(((torch.isnan(g) != torch.isnan(w)) | ((torch.isinf(w)) & (g != w))).sum())
+    diff = (g - w).abs()
+    diff = torch.where(finite & torch.isfinite(g), diff, torch.zeros_like(diff))
+    rel = diff / (w.abs() + 1e-12)
+    max_abs = float(diff.max()) if diff.numel() else 0.0
+    max_rel = float(torch.where(finite, rel, torch.zeros_like(rel)).max()) if rel.numel() else 0.0
+    within = bool((diff <= tol + tol * w.abs().nan_to_num(0, 0, 0)).all())
+    ok = within and bad_nonfinite == 0 and mismatched_special == 0
+    reason = ""
+    if bad_nonfinite:
+        reason = f"{bad_nonfinite} NaN/Inf values where the reference is finite"
+    elif mismatched_special:
+        reason = f"{mismatched_special} NaN/Inf values differ from the reference's"
+    elif not within:
+        reason = f"max abs error {max_abs:.3g} exceeds tolerance {tol:g}"
+    res.update(ok=ok, reason=reason, max_abs=_num(max_abs), max_rel=_num(max_rel), nonfinite=bad_nonfinite)
+    return res
+
+
+def _same(a, b):
+    """Bitwise-style equality where NaN equals NaN (poisoned memory is NaN)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.is_floating_point():
+        return torch.equal(a, b)
+    return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+
+
+def _snapshot(outs):
+    # Cloned on the current stream right after the call returns: no device-wide sync first.
+    return tuple(o.clone() if isinstance(o, torch.Tensor) else o for o in outs)
+
+
+def _run_candidate(inst, cand, ref_byte_sizes, device):
+    """Runs the candidate with poisoned memory; returns (snapshot, after-sync outputs, problems)."""
+    problems = []
+    before = [t.clone() for t in inst.tensors()]
+    cand.set_poisoning(True, device)
+    candidates.poison_free_pool(ref_byte_sizes, device)
+    outs = inst.candidate(cand.fn)
+    snap = _snapshot(outs)
+    torch.cuda.synchronize()
+    for i, (a, b) in enumerate(zip(snap, outs)):
+        if isinstance(a, torch.Tensor) and not _same(a, b):
+            problems.append(f"output {i} changed after the call returned: work left running outside "
+                            "the caller's stream (side stream?)")
+    for i, (t, b) in enumerate(zip(inst.tensors(), before)):
+        if not _same(t, b):
+            problems.append(f"input {i} was modified by the candidate")
+    return snap, problems
+
+
+def _worst(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    fa = float(a) if not isinstance(a, str) else math.inf
+    fb = float(b) if not isinstance(b, str) else math.inf
+    return a if fa >= fb else b
+
+
+def validate(args, progress):
+    device = torch.device(args.get("device", "cuda"))
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("no CUDA device is available to this worker")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    trials = int(args.get("trials", 5))
+    strict = bool(args.get("strict", False))
+    base_seed = int(args.get("seed", 1234))
+    label = args.get("label", "candidate")
+    started = time.monotonic()
+
+    progress("loading the reference", 0.0)
+    problem = candidates.load_problem(args, device)
+    progress("loading the candidate" + (" (building the extension with nvcc)" if args.get("extension") else ""), 0.05)
+    cand = candidates.load(args, device)
+    result = {"candidate": label, "path": cand.path_kind, "load_s": cand.load_s, "reference": problem.path,
+              "reference_form": problem.form, "trials": [], "checks": [], "flags": [], "warnings": [],
+              "passed": False}
+
+    all_ok = True
+    failures = []
+    shape_seen = None
+    for t in range(trials):
+        seed = base_seed + t
+        progress(f"trial {t + 1}/{trials} (seed {seed})", 0.1 + 0.75 * t / max(1, trials))
+        inst = problem.instantiate(seed)
+        if shape_seen is None:
+            shape_seen = [list(x.shape) for x in inst.inputs if isinstance(x, torch.Tensor)][:1]
+        ref64 = inst.upcast().reference()
+        ref64 = tuple(r.cpu() for r in ref64)
+        ref_sizes = sorted({r.numel() * r.element_size() for r in ref64 if isinstance(r, torch.Tensor)})
+        ref_sizes = [n // 2 for n in ref_sizes]  # float64 -> the float32 byte size the outputs need
+        trial = {"seed": seed, "ok": True, "problems": [], "outputs": []}
+        try:
+            c1, p1 = _run_candidate(inst, cand, ref_sizes, device)
+            ref = inst.reference()  # kept alive until the trial ends, so its memory cannot be reused
+            c2, p2 = _run_candidate(inst, cand, ref_sizes, device)
+        except ValueError as exc:  # the harness refuses inputs it was not planned for
+            trial.update(ok=False, problems=[f"candidate refused the inputs: {exc}"])
+            result["trials"].append(trial)
+            all_ok = False
+            failures.append(trial["problems"][0])
+            break
+        trial["problems"] += sorted(set(p1 + p2))
+        if len(c1) != len(ref):
+            trial["problems"].append(f"candidate returned {len(c1)} outputs, reference {len(ref)}")
+        for i, (a, b, r, r64) in enumerate(zip(c1, c2, ref, ref64)):
+            tol = tolerance_for(r.dtype, strict)
+            vs_eager = compare(a, r, tol)
+            agree = compare(b, a, tol)
+            out = {"index": i, "shape": list(r.shape), "dtype": vs_eager["dtype"], "tolerance": tol,
+                   "vs_eager": vs_eager, "vs_fp64": compare(a.cpu(), r64, tol) if vs_eager["shape_ok"] else None,
+                   "eager_vs_fp64": compare(r.cpu(), r64, tol),
+                   "runs_agree": agree["ok"], "runs_bitwise_equal": bool(vs_eager["shape_ok"] and _same(a, b)),
+                   "reference_std": _num(r.double().std()) if r.numel() > 1 else 0.0}
+            if not vs_eager["ok"]:
+                trial["problems"].append(f"output {i}: {vs_eager['reason']}")
+            if vs_eager["shape_ok"] and not agree["ok"]:
+                trial["problems"].append(f"output {i}: the two candidate runs disagree ({agree['reason']}): "
+                                         "reads of uninitialised or stale memory?")
+            if r.numel() > 1 and float(r.double().std()) < NEAR_CONSTANT_STD:
+                w = f"output {i}: the reference is nearly constant (std {float(r.double().std()):.3g}); " \
+                    "this check proves little"
+                if w not in result["warnings"]:
+                    result["warnings"].append(w)
+            trial["outputs"].append(out)
+        del ref
+        trial["ok"] = not trial["problems"]
+        all_ok = all_ok and trial["ok"]
+        failures += [p for p in trial["problems"] if p not in failures]
+        result["trials"].append(trial)
+
+    # A second batch size, where the model allows one.
+    second = {"name": "second_shape", "passed": True, "detail": ""}
+    batch = problem.batch_size()
+    if args.get("second_shape", True) and batch and all_ok:
+        new_batch = batch * 2 if batch <= 1024 else batch // 2
+        progress(f"second shape (batch {new_batch})", 0.9)
+        try:
+            inst = problem.instantiate(base_seed + 1000, batch=new_batch)
+            ref = inst.reference()
+        except Exception as exc:
+            second["detail"] = f"the model does not allow batch {new_batch}: {type(exc).__name__}: {exc}"
+            inst = None
+        if inst is not None:
+            ref_sizes = [r.numel() * r.element_size() for r in ref]
+            try:
+                c, problems = _run_candidate(inst, cand, ref_sizes, device)
+                bad = [compare(a, r, tolerance_for(r.dtype, strict)) for a, r in zip(c, ref)]
+                problems += [b["reason"] for b in bad if not b["ok"]]
+                if problems:
+                    second.update(passed=False, detail=f"wrong at batch {new_batch} (tested at {batch}): "
+                                  + "; ".join(problems) + " — hard-coded shape?")
+                    failures.append(second["detail"])
+                    all_ok = False
+                else:
+                    second["detail"] = f"correct at batch {new_batch} as well as {batch}"
+            except ValueError as exc:
+                shape = shape_seen[0] if shape_seen else []
+                flag = f"specialised to shape {shape}"
+                result["flags"].append(flag)
+                second["detail"] = f"{flag}: {exc}"
+    else:
+        second["detail"] = "not tried" if all_ok else "not tried (the candidate already failed)"
+    result["checks"].append(second)
+
+    result["checks"].insert(0, {"name": "trials", "passed": all_ok,
+                                "detail": "; ".join(failures) if failures else f"{len(result['trials'])} trials passed"})
+    result["passed"] = all_ok
+    result["failures"] = failures
+    worst = {"vs_eager_abs": None, "vs_eager_rel": None, "vs_fp64_abs": None, "eager_vs_fp64_abs": None}
+    for tr in result["trials"]:
+        for o in tr["outputs"]:
+            worst["vs_eager_abs"] = _worst(worst["vs_eager_abs"], o["vs_eager"]["max_abs"])
+            worst["vs_eager_rel"] = _worst(worst["vs_eager_rel"], o["vs_eager"]["max_rel"])
+            if o["vs_fp64"]:
+                worst["vs_fp64_abs"] = _worst(worst["vs_fp64_abs"], o["vs_fp64"]["max_abs"])
+            worst["eager_vs_fp64_abs"] = _worst(worst["eager_vs_fp64_abs"], o["eager_vs_fp64"]["max_abs"])
+    result["max_errors"] = worst
+    result["method"] = {"trials": trials, "seeds": [base_seed + t for t in range(trials)], "strict": strict,
+                        "tolerances": TOLERANCES, "order": "candidate, reference, candidate",
+                        "poison": "0xFF bytes (NaN) in outputs, temps and freed allocator blocks",
+                        "tf32": False, "second_shape": bool(args.get("second_shape", True))}
+    result["environment"] = environment()
+    result["elapsed_s"] = time.monotonic() - started
+    progress("validated" if all_ok else "failed", 1.0)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(candidates.run_standalone(validate, sys.argv))

@@ -1,0 +1,260 @@
+// Result types and the evaluator without a GPU: JSON round trips, speedups and review flags
+// recomputed from raw samples, static refusals that never reach a worker, build failures, worker
+// crashes turned into a plain verdict, and `nova validate` without a GPU.
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "core/doctor/doctor_report.h"
+#include "core/jobs/worker_run_error.h"
+#include "core/verify/benchmark_result.h"
+#include "core/verify/candidate_evaluator.h"
+#include "core/verify/evaluation_jobs.h"
+#include "core/verify/validation_result.h"
+#include "core/worker/child_process.h"
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+using nlohmann::json;
+
+// A WorkerRunner that answers from a function: what the worker would say, without a GPU.
+class ScriptedRunner : public WorkerRunner {
+ public:
+  std::function<json(const std::string&, const json&)> answer;
+  std::vector<std::pair<std::string, json>> calls;
+  json run(const std::string& cmd, const json& args, const WorkerCall&) override {
+    calls.emplace_back(cmd, args);
+    return answer(cmd, args);
+  }
+};
+
+json worker_validate_answer(bool passed) {
+  json out = {
+      {"index", 0},
+      {"vs_eager",
+       {{"ok", passed}, {"max_abs", passed ? 3e-6 : 57.9}, {"max_rel", passed ? json(1e-6) : json("inf")}}},
+      {"vs_fp64", {{"ok", true}, {"max_abs", 2e-5}}},
+      {"eager_vs_fp64", {{"ok", true}, {"max_abs", 1.5e-5}}},
+      {"runs_agree", true}};
+  json trials = json::array();
+  for (int seed : {1234, 1235})
+    trials.push_back({{"seed", seed},
+                      {"ok", passed},
+                      {"problems", passed ? json::array() : json::array({"input 0 was modified"})},
+                      {"outputs", {out}}});
+  return {{"passed", passed},
+          {"trials", trials},
+          {"checks", {{{"name", "trials"}, {"passed", passed}, {"detail", "x"}}}},
+          {"flags", json::array()},
+          {"warnings", {"output 0: the reference is nearly constant"}},
+          {"failures", passed ? json::array() : json::array({"input 0 was modified by the candidate"})},
+          {"environment", {{"gpu", "NVIDIA H200"}}},
+          {"method", {{"trials", 2}}},
+          {"load_s", 0.25}};
+}
+
+TEST(ValidationResult, MergesTheWorkersAnswerAndRoundTripsThroughJson) {
+  ValidationResult v;
+  v.candidate = "c3";
+  v.merge_worker_result(worker_validate_answer(false));
+  ASSERT_EQ(v.trials.size(), 2u);
+  EXPECT_EQ(v.trials[0].max_abs_vs_eager, 57.9);
+  EXPECT_TRUE(std::isinf(*v.trials[0].max_rel_vs_eager));  // "inf" from the worker
+  EXPECT_EQ(v.trials[0].eager_max_abs_vs_fp64, 1.5e-5);
+  EXPECT_EQ(v.trials_passed(), 0);
+  EXPECT_EQ(v.environment["gpu"], "NVIDIA H200");
+  EXPECT_EQ(v.warnings.size(), 1u);
+  ValidationResult back = json(v).get<ValidationResult>();
+  EXPECT_EQ(back, v);
+}
+
+TEST(BenchmarkResult, RecomputesMediansSpeedupsAndFlagsImplausibleOnes) {
+  json worker = {
+      {"measurements",
+       {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {2.0, 3.0, 2.5, 100.0}}},
+        {{"variant", "eager"}, {"mode", "cold"}, {"samples", {40.0, 44.0, 42.0}}},
+        {{"variant", "compile"}, {"mode", "cold"}, {"samples", {20.0, 21.0}}},
+        {{"variant", "candidate"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {20.0}}},
+        {{"variant", "eager"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {60.0}}}}},
+      {"flags", {"speedup 99.0x over eager (cold) is above 10x: review", "candidate: hidden work"}},
+      {"environment", {{"gpu", "NVIDIA H200"}, {"clocks_seen", json::array()}}},
+      {"method", {{"modes", {"cold"}}}}};
+  BenchmarkResult b = worker.get<BenchmarkResult>();
+  const Measurement* c = b.find("candidate", "cold");
+  ASSERT_NE(c, nullptr);
+  EXPECT_DOUBLE_EQ(c->summary.median, 2.75);  // the 100 us outlier does not move it
+  ASSERT_EQ(b.speedups.size(), 3u);
+  EXPECT_EQ(b.speedups[0].baseline, "eager");
+  EXPECT_NEAR(b.speedups[0].value, 42.0 / 2.75, 1e-12);
+  EXPECT_NEAR(b.speedups[1].value, 20.5 / 2.75, 1e-12);
+  EXPECT_NEAR(b.speedups[2].value, 3.0, 1e-12);  // wall
+  // The worker's stale review flag is replaced by the recomputed one; other flags stay.
+  EXPECT_EQ(b.flags, (std::vector<std::string>{"candidate: hidden work",
+                                               "speedup 15.3x over eager (cold) is above 10x: review"}));
+  EXPECT_EQ(b.modes(), (std::vector<std::string>{"cold", "wall"}));
+  EXPECT_EQ(json(b).get<BenchmarkResult>(), b);
+  EXPECT_EQ(json(b)["measurements"][0]["iqr"], c->summary.iqr);
+}
+
+class EvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::scratch_dir("evaluator");
+    compiler_ = std::make_unique<NvrtcCompiler>(dir_ / "nvrtc");
+    request_.label = "cand3";
+    request_.reference = test::fixtures_dir() / "groups" / "conv2d_min_add_multiply_group0.py";
+    request_.candidate = CandidateEvaluator::load_candidate(test::fixtures_dir() / "candidates" /
+                                                            "conv_min_add_mul_epilogue.plan.json");
+  }
+  std::filesystem::path dir_;
+  std::unique_ptr<NvrtcCompiler> compiler_;
+  ScriptedRunner runner_;
+  EvaluationRequest request_;
+};
+
+TEST_F(EvaluatorTest, CompilesThenHandsTheWorkerTheCubinAndReportsLibraryBacking) {
+  runner_.answer = [](const std::string&, const json&) { return worker_validate_answer(true); };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  ValidationResult v = e.validate(request_, {});
+  ASSERT_EQ(runner_.calls.size(), 1u);
+  EXPECT_EQ(runner_.calls[0].first, "validate");
+  const json& args = runner_.calls[0].second;
+  EXPECT_TRUE(std::filesystem::exists(args["cubin"].get<std::string>()));
+  EXPECT_TRUE(std::filesystem::exists(args["candidate"].get<std::string>()));
+  EXPECT_EQ(args["trials"], 5);
+  EXPECT_TRUE(v.passed) << v.verdict;
+  EXPECT_EQ(v.verdict.rfind("passed 2 trials", 0), 0u) << v.verdict;
+  EXPECT_EQ(v.flags, std::vector<std::string>{"library-backed: calls aten.conv2d.default through PyTorch"});
+}
+
+TEST_F(EvaluatorTest, ARefusedSourceNeverReachesTheWorker) {
+  runner_.answer = [](const std::string&, const json&) -> json { throw std::logic_error("must not run"); };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  EvaluationRequest r = request_;
+  r.candidate.reset();
+  r.extension = test::fixtures_dir() / "adversarial" / "pytorch_fallback.ext.cu";
+  ValidationResult v = e.validate(r, {});
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(runner_.calls.empty());
+  EXPECT_EQ(v.verdict.rfind("refused: try/catch fallback", 0), 0u) << v.verdict;
+}
+
+TEST_F(EvaluatorTest, ABuildErrorAndACrashBecomeOneSentenceVerdicts) {
+  runner_.answer = [](const std::string&, const json&) -> json {
+    throw WorkerRunError(WorkerRunError::Kind::Crashed,
+                         "worker crashed: SIGSEGV while validating candidate cand3");
+  };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  ValidationResult crashed = e.validate(request_, {});
+  EXPECT_FALSE(crashed.passed);
+  EXPECT_EQ(crashed.verdict, "worker crashed: SIGSEGV while validating candidate cand3");
+  EvaluationRequest broken = request_;
+  broken.candidate->cuda_source += "\nthis is not C++;\n";
+  ValidationResult v = e.validate(broken, {});
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.verdict.rfind("does not compile:", 0), 0u) << v.verdict;
+  EXPECT_EQ(runner_.calls.size(), 1u);  // only the crash reached the runner
+}
+
+TEST_F(EvaluatorTest, WorkerFailureOfARuntimeCheatIsTheVerdict) {
+  runner_.answer = [](const std::string&, const json&) { return worker_validate_answer(false); };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  ValidationResult v = e.validate(request_, {});
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.verdict, "failed: input 0 was modified by the candidate");
+}
+
+TEST(NovaCli, ValidateAndBenchWithoutAGpuSayWhyAndExitThree) {
+  DoctorReport r;
+  probe_cuda_driver(r);
+  if (r.has_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  auto fx = test::fixtures_dir();
+  for (const char* sub : {"validate", "bench"}) {
+    ProcessResult p = ChildProcess::run(
+        {test::nova_binary().string(), sub, (fx / "groups" / "conv2d_min_add_multiply_group0.py").string(),
+         "--candidate", (fx / "candidates" / "conv_min_add_mul_epilogue.plan.json").string()},
+        ChildProcess::minimal_env(), std::chrono::seconds(30));
+    EXPECT_TRUE(p.status.exited);
+    EXPECT_EQ(p.status.code, 3) << p.err;
+    EXPECT_NE(p.err.find("no CUDA GPU here"), std::string::npos) << p.err;
+  }
+}
+
+}  // namespace
+}  // namespace nova
+
+namespace nova {
+namespace {
+
+TEST_F(EvaluatorTest, JobsBuildOnTheCpuLaneThenValidateAndBenchOnTheGpuLane) {
+  std::atomic<int> bench_calls{0};
+  runner_.answer = [&](const std::string& cmd, const json& args) -> json {
+    EXPECT_EQ(cmd, "evaluate");  // validation and benchmark from one worker process
+    EXPECT_EQ(args["modes"], json({"cold", "warm", "graph"}));
+    ++bench_calls;
+    json bench = {{"measurements",
+                   {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {10.0, 11.0}}},
+                    {{"variant", "eager"}, {"mode", "cold"}, {"samples", {40.0, 41.0}}}}}};
+    return {{"validation", worker_validate_answer(true)}, {"benchmark", bench}};
+  };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  JobQueue q({1, 2, dir_ / "results"});
+  EvaluationJobs jobs(q, e, runner_, {});
+  int build = jobs.submit(request_);
+  auto built = q.wait(build, std::chrono::seconds(10));
+  ASSERT_EQ(built->state, JobState::Succeeded) << built->error;
+  EXPECT_EQ(built->lane, JobLane::Cpu);
+  int gpu = built->result["gpu_job"];
+  auto done = q.wait(gpu, std::chrono::seconds(10));
+  ASSERT_EQ(done->state, JobState::Succeeded) << done->error;
+  EXPECT_EQ(done->lane, JobLane::Gpu);
+  EXPECT_TRUE(done->result["validation"]["passed"]);
+  BenchmarkResult b = done->result["benchmark"].get<BenchmarkResult>();
+  ASSERT_EQ(b.speedups.size(), 1u);
+  EXPECT_DOUBLE_EQ(b.speedups[0].value, 40.5 / 10.5);
+  EXPECT_EQ(bench_calls.load(), 1);
+  EXPECT_TRUE(std::filesystem::exists(done->result_file));
+}
+
+TEST_F(EvaluatorTest, ANewerRequestForTheCandidateSupersedesItsRunningGpuJob) {
+  std::atomic<bool> release{false};
+  std::atomic<int> validations{0};
+  runner_.answer = [&](const std::string&, const json&) -> json {
+    if (++validations == 1)
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return worker_validate_answer(true);
+  };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  JobQueue q({1, 2, {}});
+  EvaluationJobs jobs(q, e, runner_, {std::chrono::minutes(1), std::chrono::minutes(1), false, 0});
+  int first_gpu = q.wait(jobs.submit(request_), std::chrono::seconds(10))->result["gpu_job"];
+  while (validations == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  int second_build = jobs.submit(request_);  // the user edited and resubmitted the candidate
+  EXPECT_TRUE(q.info(first_gpu)->state == JobState::Running);
+  release = true;
+  EXPECT_EQ(q.wait(first_gpu, std::chrono::seconds(10))->state, JobState::Superseded);
+  int second_gpu = q.wait(second_build, std::chrono::seconds(10))->result["gpu_job"];
+  EXPECT_EQ(q.wait(second_gpu, std::chrono::seconds(10))->state, JobState::Succeeded);
+}
+
+TEST_F(EvaluatorTest, ARefusedCandidateIsRecordedWithoutTheGpuLane) {
+  runner_.answer = [](const std::string&, const json&) -> json { throw std::logic_error("must not run"); };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  JobQueue q({0, 1, {}});  // no GPU lane at all
+  EvaluationJobs jobs(q, e, runner_, {});
+  EvaluationRequest r = request_;
+  r.candidate.reset();
+  r.extension = test::fixtures_dir() / "adversarial" / "return_empty.ext.cu";
+  int gpu = q.wait(jobs.submit(r), std::chrono::seconds(10))->result["gpu_job"];
+  auto done = q.wait(gpu, std::chrono::seconds(10));
+  ASSERT_EQ(done->state, JobState::Succeeded) << done->error;
+  EXPECT_FALSE(done->result["validation"]["passed"]);
+  EXPECT_NE(done->result["validation"]["verdict"].get<std::string>().find("never launched"),
+            std::string::npos);
+  EXPECT_TRUE(runner_.calls.empty());
+}
+
+}  // namespace
+}  // namespace nova

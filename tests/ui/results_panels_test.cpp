@@ -1,0 +1,156 @@
+// The results and jobs panels on the offscreen platform, with screenshots to look at. The inputs
+// are widget-test data (seeded random samples), not measurements.
+#include <random>
+#include <thread>
+
+#include <QApplication>
+#include <QPushButton>
+#include <QTableView>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include "support/test_paths.h"
+#include "ui/jobs/job_list_model.h"
+#include "ui/jobs/jobs_panel.h"
+#include "ui/results/benchmark_chart.h"
+#include "ui/results/correctness_table.h"
+#include "ui/results/results_panel.h"
+
+namespace nova::ui {
+namespace {
+using namespace std::chrono_literals;
+
+void save(QWidget& w, const char* name) {
+  QPixmap shot = w.grab();
+  ASSERT_FALSE(shot.isNull());
+  auto path = std::filesystem::path(NOVA_TEST_OUTPUT) / name;
+  std::filesystem::create_directories(path.parent_path());
+  EXPECT_TRUE(shot.save(QString::fromStdString(path.string())));
+}
+
+BenchmarkResult widget_test_benchmark() {
+  std::mt19937 rng(7);
+  nlohmann::json measurements = nlohmann::json::array();
+  const std::pair<const char*, double> variants[] = {{"eager", 44.0}, {"compile", 30.0}, {"candidate", 12.0}};
+  for (const char* mode : {"cold", "warm", "graph", "wall"})
+    for (auto [variant, base] : variants) {
+      std::lognormal_distribution<double> jitter(0.0, 0.05);
+      double scale = std::string(mode) == "wall" ? 1.6 : std::string(mode) == "warm" ? 0.85 : 1.0;
+      std::vector<double> s;
+      for (int i = 0; i < 100; ++i) s.push_back(base * scale * jitter(rng));
+      measurements.push_back({{"variant", variant}, {"mode", mode}, {"samples", s}});
+    }
+  return nlohmann::json{
+      {"candidate", "epilogue"},
+      {"path", "fast"},
+      {"measurements", measurements},
+      {"environment", {{"gpu", "test GPU"}, {"driver", "0"}, {"cuda", "13.0"}, {"torch", "2.11"}}},
+      {"method", {{"calls", 100}}}}
+      .get<BenchmarkResult>();
+}
+
+ValidationResult widget_test_validation() {
+  ValidationResult v;
+  v.candidate = "epilogue";
+  v.path = "fast";
+  v.passed = false;
+  v.verdict = "failed: output 0: max abs error 0.0156 exceeds tolerance 0.0001";
+  for (int i = 0; i < 3; ++i) {
+    TrialSummary t;
+    t.seed = 1234 + i;
+    t.ok = i != 2;
+    t.max_abs_vs_eager = i == 2 ? 0.0156 : 3e-6;
+    t.max_rel_vs_eager = i == 2 ? 2e-3 : 1e-6;
+    t.max_abs_vs_fp64 = i == 2 ? 0.0156 : 1.6e-5;
+    t.eager_max_abs_vs_fp64 = 1.5e-5;
+    if (!t.ok) t.problems.push_back("output 0: max abs error 0.0156 exceeds tolerance 0.0001");
+    v.trials.push_back(t);
+  }
+  v.checks = {{"static: kernel launched", true, "min_add_mul"},
+              {"second_shape", true, "specialised to shape [128, 3, 32, 32]"}};
+  v.flags = {"library-backed: calls aten.conv2d.default through PyTorch",
+             "specialised to shape [128, 3, 32, 32]"};
+  return v;
+}
+
+TEST(ResultsPanel, ShowsTrialsChecksAChartAndSpeedupsInWords) {
+  ResultsPanel p;
+  p.resize(1000, 760);
+  p.setValidation(widget_test_validation());
+  BenchmarkResult b = widget_test_benchmark();
+  p.setBenchmark(b);
+  p.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&p));
+  EXPECT_EQ(p.table()->rowCount(), 3 + 2);
+  EXPECT_EQ(p.table()->item(2, 1)->text(), "FAILED");
+  EXPECT_EQ(p.table()->item(0, 2)->text(), "3e-06");
+  EXPECT_EQ(p.chart()->boxCount(), 12);
+  EXPECT_TRUE(p.verdictText().contains("exceeds tolerance"));
+  // Speedups are ratios of the medians of this one run.
+  const Speedup& s = b.speedups.front();
+  double expected = b.find(s.baseline, s.mode)->summary.median / b.find("candidate", s.mode)->summary.median;
+  EXPECT_NEAR(s.value, expected, 1e-12);
+  EXPECT_TRUE(p.speedupText().contains(
+      QString("%1x faster than PyTorch eager (GPU time, L2 flushed)").arg(expected, 0, 'f', 2)))
+      << p.speedupText().toStdString();
+  save(p, "results_panel.png");
+}
+
+TEST(JobsPanel, ListsJobsWithProgressAndCancelsTheSelectedOne) {
+  JobQueue q({1, 1, {}});
+  JobsPanel panel(q);
+  panel.resize(900, 420);
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  auto slow = [](std::string title, JobLane lane, int steps) {
+    JobSpec s;
+    s.key = title;
+    s.title = title;
+    s.lane = lane;
+    s.work = [steps](JobContext& ctx) {
+      for (int i = 0; i < steps; ++i) {
+        ctx.token().throw_if_cancelled();
+        std::this_thread::sleep_for(10ms);
+        ctx.progress("step " + std::to_string(i + 1) + " of " + std::to_string(steps), double(i + 1) / steps);
+        ctx.log("step " + std::to_string(i + 1));
+      }
+      return nlohmann::json::object();
+    };
+    return s;
+  };
+  int done = q.submit(slow("compile candidate 2 (NVRTC)", JobLane::Cpu, 3));
+  q.wait(done, 5s);
+  int running = q.submit(slow("validate candidate 3", JobLane::Gpu, 3000));
+  int queued = q.submit(slow("benchmark candidate 3", JobLane::Gpu, 5));
+  JobSpec failing;
+  failing.title = "validate candidate 4";
+  failing.lane = JobLane::Cpu;
+  failing.work = [](JobContext&) -> nlohmann::json {
+    throw std::runtime_error("worker crashed: SIGSEGV while validating candidate 4");
+  };
+  int failed = q.submit(std::move(failing));
+  q.wait(failed, 5s);
+  QTest::qWait(600);
+  JobListModel* m = panel.model();
+  ASSERT_EQ(m->rowCount(), 4);
+  EXPECT_EQ(m->job(m->rowOf(done))->state, JobState::Succeeded);
+  EXPECT_EQ(m->job(m->rowOf(running))->state, JobState::Running);
+  EXPECT_GT(m->job(m->rowOf(running))->progress, 0.0);
+  EXPECT_EQ(m->job(m->rowOf(queued))->state, JobState::Queued);
+  EXPECT_EQ(m->job(m->rowOf(failed))->state, JobState::Failed);
+  EXPECT_EQ(m->data(m->index(m->rowOf(failed), JobListModel::Message), Qt::DisplayRole).toString(),
+            "worker crashed: SIGSEGV while validating candidate 4");
+  panel.selectJob(running);
+  QTest::qWait(100);
+  save(panel, "jobs_panel.png");
+  ASSERT_TRUE(panel.cancelButton()->isEnabled());
+  QTest::mouseClick(panel.cancelButton(), Qt::LeftButton);
+  EXPECT_EQ(q.wait(running, 5s)->state, JobState::Cancelled);
+  EXPECT_EQ(q.wait(queued, 5s)->state, JobState::Succeeded);
+  QTest::qWait(400);
+  EXPECT_EQ(m->job(m->rowOf(running))->state, JobState::Cancelled);
+}
+
+}  // namespace
+}  // namespace nova::ui

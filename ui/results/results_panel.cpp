@@ -1,0 +1,78 @@
+#include "ui/results/results_panel.h"
+
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "ui/results/benchmark_chart.h"
+#include "ui/results/correctness_table.h"
+
+namespace nova::ui {
+ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
+  verdict_ = new QLabel(tr("No result yet: validate a candidate."));
+  QFont f = verdict_->font();
+  f.setBold(true);
+  verdict_->setFont(f);
+  verdict_->setWordWrap(true);
+  flags_ = new QLabel;
+  flags_->setWordWrap(true);
+  speedups_ = new QLabel;
+  speedups_->setWordWrap(true);
+  speedups_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  environment_ = new QLabel;
+  environment_->setWordWrap(true);
+  environment_->setStyleSheet("color: #666;");
+  table_ = new CorrectnessTable;
+  chart_ = new BenchmarkChart;
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(table_);
+  split->addWidget(chart_);
+  split->setSizes({300, 420});
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(verdict_);
+  layout->addWidget(flags_);
+  layout->addWidget(split, 1);
+  layout->addWidget(speedups_);
+  layout->addWidget(environment_);
+}
+
+QString ResultsPanel::verdictText() const { return verdict_->text(); }
+QString ResultsPanel::speedupText() const { return speedups_->text(); }
+
+void ResultsPanel::setValidation(const ValidationResult& r) {
+  verdict_->setText(QString("%1 (%2 path): %3")
+                        .arg(QString::fromStdString(r.candidate), QString::fromStdString(r.path),
+                             QString::fromStdString(r.verdict)));
+  verdict_->setStyleSheet(r.passed ? "color: #1e823c;" : "color: #be1e1e;");
+  QStringList lines;
+  for (const auto& fl : r.flags) lines << tr("Flag: ") + QString::fromStdString(fl);
+  for (const auto& w : r.warnings) lines << tr("Warning: ") + QString::fromStdString(w);
+  flags_->setText(lines.join("\n"));
+  table_->setResult(r);
+}
+
+QString ResultsPanel::describeSpeedups(const BenchmarkResult& r) {
+  QStringList out;
+  for (const auto& s : r.speedups) {
+    QString base = BenchmarkChart::variantLabel(s.baseline);
+    QString how = s.value >= 1.0 ? tr("%1x faster than %2").arg(s.value, 0, 'f', 2).arg(base)
+                                 : tr("%1x slower than %2").arg(1.0 / s.value, 0, 'f', 2).arg(base);
+    out << QString("%1 (%2)").arg(how, BenchmarkChart::modeLabel(s.mode));
+  }
+  for (const auto& f : r.flags) out << tr("Flag: ") + QString::fromStdString(f);
+  return out.join("\n");
+}
+
+void ResultsPanel::setBenchmark(const BenchmarkResult& r) {
+  chart_->setResult(r);
+  speedups_->setText(describeSpeedups(r));
+  const auto& e = r.environment;
+  environment_->setText(
+      tr("Measured on %1, driver %2, CUDA %3, torch %4; %5 calls per variant, interleaved; "
+         "median and IQR of raw samples.")
+          .arg(QString::fromStdString(e.value("gpu", "?")), QString::fromStdString(e.value("driver", "?")),
+               QString::fromStdString(e.value("cuda", "?")), QString::fromStdString(e.value("torch", "?")))
+          .arg(r.method.value("calls", 0)));
+}
+
+}  // namespace nova::ui

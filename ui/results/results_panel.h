@@ -1,0 +1,40 @@
+#pragma once
+// The studio's results panel for one candidate: the verdict and flags, the correctness table and
+// the benchmark chart, with the speedups written out in words and the environment and method the
+// numbers were measured with.
+#include <QWidget>
+
+#include "core/verify/benchmark_result.h"
+#include "core/verify/validation_result.h"
+
+class QLabel;
+
+namespace nova::ui {
+
+class BenchmarkChart;
+class CorrectnessTable;
+
+class ResultsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ResultsPanel(QWidget* parent = nullptr);
+  void setValidation(const ValidationResult& result);
+  void setBenchmark(const BenchmarkResult& result);
+
+  QString verdictText() const;
+  QString speedupText() const;
+  CorrectnessTable* table() const { return table_; }
+  BenchmarkChart* chart() const { return chart_; }
+  // "3.21x faster than PyTorch eager (GPU, L2 flushed)": one sentence per baseline and mode.
+  static QString describeSpeedups(const BenchmarkResult& result);
+
+ private:
+  QLabel* verdict_;
+  QLabel* flags_;
+  QLabel* speedups_;
+  QLabel* environment_;
+  CorrectnessTable* table_;
+  BenchmarkChart* chart_;
+};
+
+}  // namespace nova::ui
