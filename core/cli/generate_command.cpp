@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "core/build/nvrtc_compiler.h"
 #include "core/cli/cli_app.h"
@@ -55,7 +55,8 @@ ModelGraph load_graph(const std::string& model, const std::string& graph_json, c
 }  // namespace
 
 void add_generate_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("generate", "write fused CUDA candidates for a model's fusion groups (builtin generator)");
+  auto* cmd = app.add_subcommand(
+      "generate", "write fused CUDA candidates for a model's fusion groups (builtin generator)");
   struct Opts {
     std::string model, out = "nova-candidates", graph, arch = "sm_90", python;
     int group = -1;
@@ -67,19 +68,22 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--group", o->group, "the fusion group to generate for");
   cmd->add_flag("--all", o->all, "every fusion group");
   cmd->add_option("--out", o->out, "output folder (default: nova-candidates)");
-  cmd->add_option("--graph", o->graph, "use this graph JSON (from `nova intake --json`) instead of running intake");
+  cmd->add_option("--graph", o->graph,
+                  "use this graph JSON (from `nova intake --json`) instead of running intake");
   cmd->add_option("--arch", o->arch, "GPU architecture to specialise and compile for (default sm_90)");
   cmd->add_option("--sm-count", o->sm_count, "multiprocessors of the target GPU (default 132, an H100/H200)");
   cmd->add_option("--python", o->python, "worker interpreter (default: from the settings)");
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
     Settings settings = Settings::load();
-    ModelGraph graph = load_graph(o->model, o->graph, o->python.empty() ? settings.resolved_python() : o->python);
+    ModelGraph graph =
+        load_graph(o->model, o->graph, o->python.empty() ? settings.resolved_python() : o->python);
     std::vector<const FusionGroup*> groups;
     for (const auto& g : graph.groups)
       if (o->all || g.id == o->group) groups.push_back(&g);
     if (groups.empty())
-      throw CliError(fmt::format("the model has no fusion group {} (it has {})", o->group, graph.groups.size()), 2);
+      throw CliError(
+          fmt::format("the model has no fusion group {} (it has {})", o->group, graph.groups.size()), 2);
     fs::create_directories(o->out);
     BuiltinGenerator gen({o->arch, o->sm_count});
     NvrtcCompiler nvrtc;
@@ -87,7 +91,8 @@ void add_generate_command(CLI::App& app) {
     for (const FusionGroup* g : groups) {
       auto t0 = std::chrono::steady_clock::now();
       Candidate c = gen.generate(graph, *g);
-      double gen_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      double gen_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::string stem = fmt::format("group{}", g->id);
       write_text(fs::path(o->out) / (stem + ".candidate.json"), nlohmann::json(c).dump(2) + "\n");
       if (c.declined) {
@@ -97,11 +102,12 @@ void add_generate_command(CLI::App& app) {
       write_text(fs::path(o->out) / (stem + ".cu"), c.cuda_source);
       write_text(fs::path(o->out) / (stem + "_ext.cu"), c.extension_source);
       NvrtcResult r = nvrtc.compile(c.cuda_source, stem + ".cu", o->arch);
-      std::cout << fmt::format("group {} ({}): rule {}, {} step(s){}; generated in {:.1f} ms; NVRTC {} for {} {}\n", g->id,
-                               g->kind, c.origin.rule, c.plan.steps.size(),
-                               c.library_ops.empty() ? "" : ", library: " + fmt::format("{}", fmt::join(c.library_ops, ", ")),
-                               gen_ms, r.ok ? "ok" : "FAILED", o->arch,
-                               r.cache_hit ? "(cached)" : fmt::format("in {:.0f} ms", r.compile_ms));
+      std::cout << fmt::format(
+          "group {} ({}): rule {}, {} step(s){}; generated in {:.1f} ms; NVRTC {} for {} {}\n", g->id,
+          g->kind, c.origin.rule, c.plan.steps.size(),
+          c.library_ops.empty() ? "" : ", library: " + fmt::format("{}", fmt::join(c.library_ops, ", ")),
+          gen_ms, r.ok ? "ok" : "FAILED", o->arch,
+          r.cache_hit ? "(cached)" : fmt::format("in {:.0f} ms", r.compile_ms));
       if (!r.ok) {
         ++failures;
         std::cout << r.log << "\n";

@@ -16,11 +16,15 @@ RuleOutput pick_rule(const GroupContext& ctx) {
   const GraphNode* anchor = ctx.anchor();
   if (!anchor) return PointwiseRule::generate(ctx);
   switch (anchor->op_class) {
-    case OpClass::Convolution: return Conv2dRule::generate(ctx);
-    case OpClass::Matmul: return GemmRule::generate(ctx);
+    case OpClass::Convolution:
+      return Conv2dRule::generate(ctx);
+    case OpClass::Matmul:
+      return GemmRule::generate(ctx);
     case OpClass::Reduction:
-    case OpClass::Normalization: return RowRule::generate(ctx);
-    default: break;
+    case OpClass::Normalization:
+      return RowRule::generate(ctx);
+    default:
+      break;
   }
   // An anchor of another class: every op must still be pointwise-expressible.
   return PointwiseRule::generate(ctx);
@@ -37,7 +41,8 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
     GroupContext ctx(graph, group, target_);
     RuleOutput r = pick_rule(ctx);
     c.origin.rule = r.rule;
-    c.summary = fmt::format("fused {} ({}); specialised for {}", ctx.ops_summary(), group.kind, ctx.shapes_summary());
+    c.summary =
+        fmt::format("fused {} ({}); specialised for {}", ctx.ops_summary(), group.kind, ctx.shapes_summary());
     c.cuda_source = fmt::format(
         "// Nova builtin generator, rule '{rule}', for fusion group {id} ({kind}) of {model}.\n"
         "// Fused ops: {ops}.\n"
@@ -45,8 +50,9 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
         "// {notes}\n"
         "#include \"nova/common.cuh\"\n\n{kernels}",
         fmt::arg("rule", r.rule), fmt::arg("id", group.id), fmt::arg("kind", group.kind),
-        fmt::arg("model", graph.model_path), fmt::arg("ops", ctx.ops_summary()), fmt::arg("shapes", ctx.shapes_summary()),
-        fmt::arg("arch", target_.arch), fmt::arg("notes", r.notes), fmt::arg("kernels", r.kernels));
+        fmt::arg("model", graph.model_path), fmt::arg("ops", ctx.ops_summary()),
+        fmt::arg("shapes", ctx.shapes_summary()), fmt::arg("arch", target_.arch), fmt::arg("notes", r.notes),
+        fmt::arg("kernels", r.kernels));
     c.plan = std::move(r.plan);
     c.library_ops = std::move(r.library_ops);
     c.extension_source = ExtensionWriter::write(c);

@@ -6,8 +6,9 @@ namespace nova {
 using nlohmann::json;
 
 void to_json(json& j, const CandidateOrigin& o) {
-  j = {{"kind", o.kind}, {"rule", o.rule}, {"provider", o.provider}, {"model", o.model}, {"round", o.round},
-       {"parent_version", o.parent_version ? json(*o.parent_version) : json()}};
+  j = {{"kind", o.kind},         {"rule", o.rule},
+       {"provider", o.provider}, {"model", o.model},
+       {"round", o.round},       {"parent_version", o.parent_version ? json(*o.parent_version) : json()}};
 }
 void from_json(const json& j, CandidateOrigin& o) {
   o.kind = j.value("kind", "");
@@ -15,7 +16,8 @@ void from_json(const json& j, CandidateOrigin& o) {
   o.provider = j.value("provider", "");
   o.model = j.value("model", "");
   o.round = j.value("round", 0);
-  if (j.contains("parent_version") && !j["parent_version"].is_null()) o.parent_version = j["parent_version"].get<int>();
+  if (j.contains("parent_version") && !j["parent_version"].is_null())
+    o.parent_version = j["parent_version"].get<int>();
 }
 
 void to_json(json& j, const PlanTensor& t) { j = {{"name", t.name}, {"shape", t.shape}, {"dtype", t.dtype}}; }
@@ -80,10 +82,18 @@ void from_json(const json& j, LaunchPlan& p) {
 }
 
 void to_json(json& j, const Candidate& c) {
-  j = {{"format", "nova.candidate"}, {"version", 1}, {"group_id", c.group_id}, {"model_path", c.model_path},
-       {"origin", c.origin}, {"summary", c.summary}, {"cuda_source", c.cuda_source},
-       {"nvrtc_options", c.nvrtc_options}, {"plan", c.plan}, {"extension_source", c.extension_source},
-       {"library_ops", c.library_ops}, {"declined", c.declined ? json(*c.declined) : json()}};
+  j = {{"format", "nova.candidate"},
+       {"version", 1},
+       {"group_id", c.group_id},
+       {"model_path", c.model_path},
+       {"origin", c.origin},
+       {"summary", c.summary},
+       {"cuda_source", c.cuda_source},
+       {"nvrtc_options", c.nvrtc_options},
+       {"plan", c.plan},
+       {"extension_source", c.extension_source},
+       {"library_ops", c.library_ops},
+       {"declined", c.declined ? json(*c.declined) : json()}};
 }
 void from_json(const json& j, Candidate& c) {
   if (j.value("format", "") != "nova.candidate") throw std::runtime_error("not a Nova candidate file");

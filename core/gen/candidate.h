@@ -16,10 +16,10 @@ namespace nova {
 
 // Where a candidate came from.
 struct CandidateOrigin {
-  std::string kind;        // "builtin", "llm" or "user_edit"
-  std::string rule;        // builtin: the rule that generated it, e.g. "elementwise_chain"
-  std::string provider, model;  // llm
-  int round = 0;           // llm feedback round
+  std::string kind;                   // "builtin", "llm" or "user_edit"
+  std::string rule;                   // builtin: the rule that generated it, e.g. "elementwise_chain"
+  std::string provider, model;        // llm
+  int round = 0;                      // llm feedback round
   std::optional<int> parent_version;  // user_edit: the version edited
   bool operator==(const CandidateOrigin&) const = default;
 };
@@ -28,7 +28,7 @@ struct CandidateOrigin {
 struct PlanTensor {
   std::string name;
   std::vector<std::int64_t> shape;
-  std::string dtype;       // "float32", "float16", "bfloat16"
+  std::string dtype;  // "float32", "float16", "bfloat16"
   bool operator==(const PlanTensor&) const = default;
 };
 
@@ -38,27 +38,27 @@ struct PlanArg {
   std::string ref;
   std::string scalar_type;
   nlohmann::json scalar;
-  std::string view;        // library steps only: "t" passes the tensor transposed (2-D)
+  std::string view;  // library steps only: "t" passes the tensor transposed (2-D)
   bool operator==(const PlanArg&) const = default;
 };
 
 // One step: a kernel launch of cuda_source, or a library call through PyTorch (cuBLAS, cuDNN),
 // which results report as library-backed.
 struct PlanStep {
-  std::string type;        // "kernel" or "library"
-  std::string kernel;      // kernel: the extern "C" __global__ function
+  std::string type;    // "kernel" or "library"
+  std::string kernel;  // kernel: the extern "C" __global__ function
   std::array<std::int64_t, 3> grid{1, 1, 1};
   std::array<std::int64_t, 3> block{1, 1, 1};
   std::int64_t shared_bytes = 0;
-  std::string op;          // library: an ATen overload, e.g. "aten.addmm.default"
+  std::string op;  // library: an ATen overload, e.g. "aten.addmm.default"
   std::vector<PlanArg> args;
   nlohmann::json kwargs = nlohmann::json::object();  // library: keyword constants
-  std::string out;         // library: where the result goes ("output:0", "temp:0")
+  std::string out;                                   // library: where the result goes ("output:0", "temp:0")
   bool operator==(const PlanStep&) const = default;
 };
 
 struct LaunchPlan {
-  std::vector<PlanTensor> inputs;   // the group's inputs, in call order (its functional signature)
+  std::vector<PlanTensor> inputs;  // the group's inputs, in call order (its functional signature)
   std::vector<PlanTensor> outputs;
   std::vector<PlanTensor> temps;
   std::vector<PlanStep> steps;
@@ -69,11 +69,11 @@ struct Candidate {
   int group_id = -1;
   std::string model_path;
   CandidateOrigin origin;
-  std::string summary;              // fused ops and the shapes it was specialised for
-  std::string cuda_source;          // device code only: no torch headers (NVRTC fast path)
+  std::string summary;      // fused ops and the shapes it was specialised for
+  std::string cuda_source;  // device code only: no torch headers (NVRTC fast path)
   std::vector<std::string> nvrtc_options;
   LaunchPlan plan;
-  std::string extension_source;     // the same kernels with torch host code, for delivery (nvcc)
+  std::string extension_source;          // the same kernels with torch host code, for delivery (nvcc)
   std::vector<std::string> library_ops;  // ops the plan calls through PyTorch libraries
   std::optional<std::string> declined;   // why the generator produced no kernel, if it did not
   bool operator==(const Candidate&) const = default;

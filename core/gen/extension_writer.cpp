@@ -65,7 +65,8 @@ std::string ExtensionWriter::write(const Candidate& c) {
     std::string dims;
     for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(t.shape[d]);
     checks += fmt::format(
-        "  TORCH_CHECK(input_{0}.is_cuda() && input_{0}.is_contiguous(), \"{1}: a contiguous CUDA tensor is expected\");\n"
+        "  TORCH_CHECK(input_{0}.is_cuda() && input_{0}.is_contiguous(), \"{1}: a contiguous CUDA tensor is "
+        "expected\");\n"
         "  TORCH_CHECK(input_{0}.scalar_type() == {2} && input_{0}.sizes() == torch::IntArrayRef({{{3}}}),\n"
         "              \"{1}: expected {4}{5} (the shapes this kernel was specialised for)\");\n",
         i, t.name, at_dtype(t.dtype), dims, t.dtype, GroupContext::shape_text(t.shape));
@@ -73,9 +74,10 @@ std::string ExtensionWriter::write(const Candidate& c) {
   auto alloc = [&](const char* kind, const std::vector<PlanTensor>& ts) {
     for (std::size_t i = 0; i < ts.size(); ++i) {
       std::string dims;
-      for (std::size_t d = 0; d < ts[i].shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(ts[i].shape[d]);
-      allocs += fmt::format("  torch::Tensor {}_{} = torch::empty({{{}}}, input_0.options().dtype({}));\n", kind, i, dims,
-                            at_dtype(ts[i].dtype));
+      for (std::size_t d = 0; d < ts[i].shape.size(); ++d)
+        dims += (d ? ", " : "") + std::to_string(ts[i].shape[d]);
+      allocs += fmt::format("  torch::Tensor {}_{} = torch::empty({{{}}}, input_0.options().dtype({}));\n",
+                            kind, i, dims, at_dtype(ts[i].dtype));
     }
   };
   alloc("output", p.outputs);
@@ -92,20 +94,25 @@ std::string ExtensionWriter::write(const Candidate& c) {
       std::string args;
       for (std::size_t i = 0; i < s.args.size(); ++i) {
         const auto& a = s.args[i];
-        std::string arg = !a.ref.empty()
-                              ? fmt::format("reinterpret_cast<{}*>({}.data_ptr())", type_of(a.ref), tensor_ref(a.ref, ""))
-                              : fmt::format("({}){}", a.scalar_type == "int64" ? "long long" : a.scalar_type, cpp_constant(a.scalar));
+        std::string arg =
+            !a.ref.empty()
+                ? fmt::format("reinterpret_cast<{}*>({}.data_ptr())", type_of(a.ref), tensor_ref(a.ref, ""))
+                : fmt::format("({}){}", a.scalar_type == "int64" ? "long long" : a.scalar_type,
+                              cpp_constant(a.scalar));
         args += (i ? ",\n      " : "") + arg;
       }
-      steps += fmt::format("  {}<<<dim3({}, {}, {}), dim3({}, {}, {}), {}, stream>>>(\n      {});\n"
-                           "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n",
-                           s.kernel, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.shared_bytes, args);
+      steps += fmt::format(
+          "  {}<<<dim3({}, {}, {}), dim3({}, {}, {}), {}, stream>>>(\n      {});\n"
+          "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n",
+          s.kernel, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.shared_bytes,
+          args);
     } else {
       std::string op = s.op.substr(s.op.find('.') + 1);
       op = op.substr(0, op.find('.'));
       std::string args;
       for (std::size_t i = 0; i < s.args.size(); ++i)
-        args += (i ? ", " : "") + (s.args[i].ref.empty() ? cpp_constant(s.args[i].scalar) : tensor_ref(s.args[i].ref, s.args[i].view));
+        args += (i ? ", " : "") + (s.args[i].ref.empty() ? cpp_constant(s.args[i].scalar)
+                                                         : tensor_ref(s.args[i].ref, s.args[i].view));
       for (const char* k : {"beta", "alpha"})
         if (s.kwargs.contains(k)) args += ", " + cpp_constant(s.kwargs[k]);
       steps += fmt::format("  {} = at::{}({});  // library call\n", tensor_ref(s.out, ""), op, args);
@@ -135,8 +142,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{
 }}
 )",
       fmt::arg("summary", c.summary), fmt::arg("common", common_header()), fmt::arg("kernels", kernels),
-      fmt::arg("params", params), fmt::arg("checks", checks), fmt::arg("allocs", allocs), fmt::arg("steps", steps),
-      fmt::arg("outs", outs), fmt::arg("group", c.group_id));
+      fmt::arg("params", params), fmt::arg("checks", checks), fmt::arg("allocs", allocs),
+      fmt::arg("steps", steps), fmt::arg("outs", outs), fmt::arg("group", c.group_id));
 }
 
 }  // namespace nova

@@ -10,14 +10,16 @@
 namespace nova {
 namespace {
 
-std::string op_name(const GraphNode& n) { return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target; }
+std::string op_name(const GraphNode& n) {
+  return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target;
+}
 
 // A GEMM as the kernel sees it: C[b, m, n] = sum_k A(b, m, k) * B(b, k, n) (+ bias[n]).
 struct GemmShape {
   std::int64_t batch = 1, m = 0, n = 0, k = 0;
-  std::string a, b, bias;       // tensor names
-  bool b_transposed = false;    // B stored as [n, k] (a linear weight)
-  double alpha = 1, beta = 1;   // addmm
+  std::string a, b, bias;      // tensor names
+  bool b_transposed = false;   // B stored as [n, k] (a linear weight)
+  double alpha = 1, beta = 1;  // addmm
   std::vector<std::int64_t> out_shape;
 };
 
@@ -46,8 +48,10 @@ GemmShape read_gemm(const GraphNode& g, PointwiseEmitter& e) {
     if (addmm) {
       s.bias = tensor("self", 0);
       if (e.info(s.bias).shape.size() != 1) throw UnsupportedGroup("addmm with a non-vector bias");
-      if (const NodeArg* b = find_arg(g, "beta", 3); b && b->constant.is_number()) s.beta = b->constant.get<double>();
-      if (const NodeArg* a = find_arg(g, "alpha", 4); a && a->constant.is_number()) s.alpha = a->constant.get<double>();
+      if (const NodeArg* b = find_arg(g, "beta", 3); b && b->constant.is_number())
+        s.beta = b->constant.get<double>();
+      if (const NodeArg* a = find_arg(g, "alpha", 4); a && a->constant.is_number())
+        s.alpha = a->constant.get<double>();
     }
     s.m = e.info(s.a).shape[0];
     s.k = e.info(s.a).shape[1];
@@ -57,7 +61,8 @@ GemmShape read_gemm(const GraphNode& g, PointwiseEmitter& e) {
     s.b = tensor(op == "bmm.default" ? "mat2" : "other", 1);
     const auto& as = e.info(s.a).shape;
     const auto& bs = e.info(s.b).shape;
-    if (as.size() < 2 || as.size() != bs.size()) throw UnsupportedGroup(op + " with broadcast batch dimensions");
+    if (as.size() < 2 || as.size() != bs.size())
+      throw UnsupportedGroup(op + " with broadcast batch dimensions");
     for (std::size_t d = 0; d + 2 < as.size(); ++d)
       if (as[d] != bs[d]) throw UnsupportedGroup(op + " with broadcast batch dimensions");
     s.m = as[as.size() - 2];
@@ -95,8 +100,10 @@ std::optional<double> affine_scale(const GroupContext& ctx, const std::string& g
         r = *x / other->constant.get<double>();
     } else if (op == "add.Tensor" || op == "sub.Tensor") {
       double alpha = 1;
-      if (const NodeArg* al = find_arg(*n, "alpha", 2); al && al->constant.is_number()) alpha = al->constant.get<double>();
-      if (auto x = get(self), y = get(other); x && y) r = op == "add.Tensor" ? *x + alpha * *y : *x - alpha * *y;
+      if (const NodeArg* al = find_arg(*n, "alpha", 2); al && al->constant.is_number())
+        alpha = al->constant.get<double>();
+      if (auto x = get(self), y = get(other); x && y)
+        r = op == "add.Tensor" ? *x + alpha * *y : *x - alpha * *y;
     }
     if (!r) return std::nullopt;
     scale[n->outputs.at(0).name] = {*r, true};
@@ -106,13 +113,15 @@ std::optional<double> affine_scale(const GroupContext& ctx, const std::string& g
   return it->second.first;
 }
 
-RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g, const GemmShape& s, PointwiseEmitter& e) {
+RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g, const GemmShape& s,
+                        PointwiseEmitter& e) {
   RuleOutput out;
   out.plan = ctx.base_plan();
   const auto& result = g.outputs.at(0);
   std::optional<double> fold = ctx.outputs.size() == 1 ? affine_scale(ctx, result.name) : std::nullopt;
   bool two_d = e.info(s.a).shape.size() == 2 && s.batch == 1;
-  if (fold && *fold != 1.0 && two_d && (op_name(g) == "linear.default" || op_name(g) == "addmm.default" || op_name(g) == "mm.default")) {
+  if (fold && *fold != 1.0 && two_d &&
+      (op_name(g) == "linear.default" || op_name(g) == "addmm.default" || op_name(g) == "mm.default")) {
     // out = fold * (A B + bias): one library call with alpha = beta = fold (beta only with a bias).
     PlanStep step;
     step.type = "library";
@@ -135,7 +144,8 @@ RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g, const GemmS
     out.plan.steps.push_back(step);
     out.rule = "gemm_library_folded";
     out.library_ops = {step.op};
-    out.notes = fmt::format("the epilogue only scales the product by {:g}: folded into the library GEMM's alpha and beta", *fold);
+    out.notes = fmt::format(
+        "the epilogue only scales the product by {:g}: folded into the library GEMM's alpha and beta", *fold);
     return out;
   }
   out.plan.temps.push_back({result.name, result.shape, result.dtype});
@@ -171,7 +181,8 @@ RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g, const GemmS
   out.kernels += epi.kernels;
   for (auto& st : epi.plan.steps) out.plan.steps.push_back(st);
   out.rule = "gemm_library+epilogue";
-  out.notes = "the GEMM runs in the library (compute bound at these sizes), then one fused epilogue pass: " + epi.notes;
+  out.notes = "the GEMM runs in the library (compute bound at these sizes), then one fused epilogue pass: " +
+              epi.notes;
   return out;
 }
 
@@ -184,7 +195,8 @@ RuleOutput GemmRule::generate(const GroupContext& ctx) {
   GemmShape s = read_gemm(g, e);
   const double macs = double(s.batch) * s.m * s.n * s.k;
   int ai = ctx.input_index(s.a), bi = ctx.input_index(s.b), ci = s.bias.empty() ? 0 : ctx.input_index(s.bias);
-  bool fp32 = ctx.outputs[0].dtype == "float32" && e.info(s.a).dtype == "float32" && e.info(s.b).dtype == "float32";
+  bool fp32 =
+      ctx.outputs[0].dtype == "float32" && e.info(s.a).dtype == "float32" && e.info(s.b).dtype == "float32";
   if (macs > kTiledLimit || ai < 0 || bi < 0 || ci < 0 || !fp32 || !ctx.epilogue_preserves_coordinates())
     return library_gemm(ctx, g, s, e);
 
@@ -204,12 +216,15 @@ RuleOutput GemmRule::generate(const GroupContext& ctx) {
   e.bind_register(g.outputs[0].name, "gemm", coords);
   std::string value = e.value(ctx.outputs[0].name, coords);
   std::string epilogue = e.take_code(10);
-  std::string A = ctx.input_names[static_cast<std::size_t>(ai)], B = ctx.input_names[static_cast<std::size_t>(bi)];
+  std::string A = ctx.input_names[static_cast<std::size_t>(ai)],
+              B = ctx.input_names[static_cast<std::size_t>(bi)];
   std::string a_at = fmt::format("{}[a_base + (long long)(r) * {} + (kk)]", A, s.k);
   std::string b_at = s.b_transposed ? fmt::format("{}[b_base + (long long)(c) * {} + (kk)]", B, s.k)
                                     : fmt::format("{}[b_base + (long long)(kk) * {} + (c)]", B, s.n);
   std::string beta = s.beta == 1.0 ? "" : PointwiseEmitter::float_literal(s.beta) + " * ";
-  std::string bias = s.bias.empty() ? "" : fmt::format(" + {}nova::to_f({}[col])", beta, ctx.input_names[static_cast<std::size_t>(ci)]);
+  std::string bias = s.bias.empty() ? ""
+                                    : fmt::format(" + {}nova::to_f({}[col])", beta,
+                                                  ctx.input_names[static_cast<std::size_t>(ci)]);
   std::string alpha = s.alpha == 1.0 ? "" : PointwiseEmitter::float_literal(s.alpha) + " * ";
   std::string name = fmt::format("nova_g{}_gemm_tiled", ctx.group.id);
   const int BM = 64, BN = 64, BK = 16;
@@ -268,16 +283,20 @@ extern "C" __global__ void __launch_bounds__(256) {name}(
       fmt::arg("bt", s.b_transposed ? " (B stored transposed, a linear weight)" : ""), fmt::arg("name", name),
       fmt::arg("params", ctx.kernel_params()), fmt::arg("BK", BK), fmt::arg("BM", BM), fmt::arg("BN", BN),
       fmt::arg("mk", s.m * s.k), fmt::arg("kn", s.k * s.n), fmt::arg("a_at", a_at),
-      fmt::arg("bload", s.b_transposed
-                            ? fmt::format("      const int c = tile_n + t / {BK}, kk = k0 + t % {BK};\n"
-                                          "      Bs[t % {BK}][t / {BK}] = (c < {n} && kk < {k}) ? {b_at} : 0.0f;",
-                                          fmt::arg("BK", BK), fmt::arg("n", s.n), fmt::arg("k", s.k), fmt::arg("b_at", b_at))
-                            : fmt::format("      const int c = tile_n + t % {BN}, kk = k0 + t / {BN};\n"
-                                          "      Bs[t / {BN}][t % {BN}] = (c < {n} && kk < {k}) ? {b_at} : 0.0f;",
-                                          fmt::arg("BN", BN), fmt::arg("n", s.n), fmt::arg("k", s.k), fmt::arg("b_at", b_at))),
-      fmt::arg("alpha", alpha), fmt::arg("bias", bias), fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]),
-      fmt::arg("out_index", fmt::format("(bat * {}LL + row) * {}LL + col", s.m, s.n)), fmt::arg("otype", ctx.output_storage_type(0)),
-      fmt::arg("value", value));
+      fmt::arg("bload",
+               s.b_transposed
+                   ? fmt::format("      const int c = tile_n + t / {BK}, kk = k0 + t % {BK};\n"
+                                 "      Bs[t % {BK}][t / {BK}] = (c < {n} && kk < {k}) ? {b_at} : 0.0f;",
+                                 fmt::arg("BK", BK), fmt::arg("n", s.n), fmt::arg("k", s.k),
+                                 fmt::arg("b_at", b_at))
+                   : fmt::format("      const int c = tile_n + t % {BN}, kk = k0 + t / {BN};\n"
+                                 "      Bs[t / {BN}][t % {BN}] = (c < {n} && kk < {k}) ? {b_at} : 0.0f;",
+                                 fmt::arg("BN", BN), fmt::arg("n", s.n), fmt::arg("k", s.k),
+                                 fmt::arg("b_at", b_at))),
+      fmt::arg("alpha", alpha), fmt::arg("bias", bias), fmt::arg("epilogue", epilogue),
+      fmt::arg("out", ctx.output_names[0]),
+      fmt::arg("out_index", fmt::format("(bat * {}LL + row) * {}LL + col", s.m, s.n)),
+      fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("value", value));
   RuleOutput out;
   out.rule = "gemm_tiled";
   out.kernels = kernel;
@@ -289,7 +308,8 @@ extern "C" __global__ void __launch_bounds__(256) {name}(
   step.block = {256, 1, 1};
   step.args = ctx.plan_args();
   out.plan.steps.push_back(step);
-  out.notes = fmt::format("one launch of {} tiles; {:.3g} M multiply-adds", step.grid[0] * step.grid[1] * step.grid[2], macs / 1e6);
+  out.notes = fmt::format("one launch of {} tiles; {:.3g} M multiply-adds",
+                          step.grid[0] * step.grid[1] * step.grid[2], macs / 1e6);
   return out;
 }
 

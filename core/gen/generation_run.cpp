@@ -40,8 +40,8 @@ std::vector<std::int64_t> store_generated(ProjectStore& store, const std::vector
     log.version_id = vid;
     log.tool = "nvrtc";
     log.ok = r.build.ok;
-    log.log = r.build.log.empty() ? fmt::format("NVRTC {} for {}: ok{}", NvrtcCompiler::nvrtc_version(), r.build.arch,
-                                                r.build.cache_hit ? " (cached)" : "")
+    log.log = r.build.log.empty() ? fmt::format("NVRTC {} for {}: ok{}", NvrtcCompiler::nvrtc_version(),
+                                                r.build.arch, r.build.cache_hit ? " (cached)" : "")
                                   : r.build.log;
     store.add_build_log(log);
     ids.push_back(vid);

@@ -62,7 +62,9 @@ std::vector<const GraphNode*> GroupContext::nodes_after_anchor() const {
   return out;
 }
 
-std::string GroupContext::storage_type(std::size_t i) const { return PointwiseEmitter::storage_type(inputs[i].dtype); }
+std::string GroupContext::storage_type(std::size_t i) const {
+  return PointwiseEmitter::storage_type(inputs[i].dtype);
+}
 std::string GroupContext::output_storage_type(std::size_t i) const {
   return PointwiseEmitter::storage_type(outputs[i].dtype);
 }
@@ -80,8 +82,10 @@ std::string GroupContext::kernel_params() const {
 
 std::vector<PlanArg> GroupContext::plan_args() const {
   std::vector<PlanArg> args;
-  for (std::size_t i = 0; i < inputs.size(); ++i) args.push_back(PlanArg{fmt::format("input:{}", i), "", nullptr, ""});
-  for (std::size_t k = 0; k < outputs.size(); ++k) args.push_back(PlanArg{fmt::format("output:{}", k), "", nullptr, ""});
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    args.push_back(PlanArg{fmt::format("input:{}", i), "", nullptr, ""});
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    args.push_back(PlanArg{fmt::format("output:{}", k), "", nullptr, ""});
   return args;
 }
 
@@ -102,19 +106,21 @@ int GroupContext::input_index(const std::string& tensor) const {
   return -1;
 }
 
-PlanArg GroupContext::library_arg(const NodeArg& arg, const std::map<std::string, std::string>& computed) const {
+PlanArg GroupContext::library_arg(const NodeArg& arg,
+                                  const std::map<std::string, std::string>& computed) const {
   if (arg.tensor.empty()) return PlanArg{"", "json", arg.constant, ""};
   if (auto it = computed.find(arg.tensor); it != computed.end()) return PlanArg{it->second, "", nullptr, ""};
   int i = input_index(arg.tensor);
-  if (i < 0) throw UnsupportedGroup("the anchor reads '" + arg.tensor + "', computed inside the group before it");
+  if (i < 0)
+    throw UnsupportedGroup("the anchor reads '" + arg.tensor + "', computed inside the group before it");
   return PlanArg{fmt::format("input:{}", i), "", nullptr, ""};
 }
 
 bool GroupContext::epilogue_preserves_coordinates() const {
   if (outputs.size() != 1 || !anchor()) return false;
-  static const std::set<std::string> remapping = {"view", "_unsafe_view", "reshape", "flatten", "transpose", "t",
-                                                  "permute", "unsqueeze", "squeeze", "select", "slice", "split",
-                                                  "split_with_sizes", "triu", "tril", "expand"};
+  static const std::set<std::string> remapping = {
+      "view",    "_unsafe_view", "reshape", "flatten", "transpose",        "t",    "permute", "unsqueeze",
+      "squeeze", "select",       "slice",   "split",   "split_with_sizes", "triu", "tril",    "expand"};
   for (const GraphNode* n : nodes_after_anchor()) {
     std::string op = n->target.rfind("aten.", 0) == 0 ? n->target.substr(5) : n->target;
     op = op.substr(0, op.find('.'));
@@ -127,10 +133,12 @@ bool GroupContext::epilogue_preserves_coordinates() const {
 
 std::string GroupContext::shapes_summary() const {
   std::string s;
-  for (const auto& t : inputs) s += fmt::format("{}{} {}{}", s.empty() ? "" : ", ", t.name, t.dtype, shape_text(t.shape));
+  for (const auto& t : inputs)
+    s += fmt::format("{}{} {}{}", s.empty() ? "" : ", ", t.name, t.dtype, shape_text(t.shape));
   s += " -> ";
   for (std::size_t k = 0; k < outputs.size(); ++k)
-    s += fmt::format("{}{} {}{}", k ? ", " : "", outputs[k].name, outputs[k].dtype, shape_text(outputs[k].shape));
+    s += fmt::format("{}{} {}{}", k ? ", " : "", outputs[k].name, outputs[k].dtype,
+                     shape_text(outputs[k].shape));
   return s;
 }
 
@@ -145,7 +153,8 @@ std::string GroupContext::ops_summary() const {
 
 std::int64_t grid_for(std::int64_t items, int threads, const GenerationTarget& target, int blocks_per_sm) {
   std::int64_t needed = (items + threads - 1) / threads;
-  return std::max<std::int64_t>(1, std::min<std::int64_t>(needed, std::int64_t{target.sm_count} * blocks_per_sm));
+  return std::max<std::int64_t>(
+      1, std::min<std::int64_t>(needed, std::int64_t{target.sm_count} * blocks_per_sm));
 }
 
 }  // namespace nova

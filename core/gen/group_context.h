@@ -24,7 +24,7 @@ struct GroupContext {
   const ModelGraph& graph;
   const FusionGroup& group;
   GenerationTarget target;
-  std::vector<TensorInfo> inputs;   // in call order
+  std::vector<TensorInfo> inputs;  // in call order
   std::vector<TensorInfo> outputs;
   std::vector<std::string> input_names;   // C identifiers, e.g. "in_x"
   std::vector<std::string> output_names;  // e.g. "out_mul"

@@ -44,9 +44,10 @@ namespace {
 
 bool is_identity_op(const std::string& op) {
   static const std::set<std::string> ops = {
-      "clone.default",   "detach.default", "alias.default",          "contiguous.default",
-      "lift_fresh_copy.default", "dropout.default", "type_as.default", "_to_copy.default",
-      "to.dtype",        "lift_fresh_copy", "detach_.default",       "positive.default"};
+      "clone.default",      "detach.default",          "alias.default",
+      "contiguous.default", "lift_fresh_copy.default", "dropout.default",
+      "type_as.default",    "_to_copy.default",        "to.dtype",
+      "lift_fresh_copy",    "detach_.default",         "positive.default"};
   return ops.count(op) > 0;
 }
 
@@ -107,7 +108,7 @@ std::string PointwiseEmitter::float_literal(const nlohmann::json& c) {
   if (std::isinf(v)) return v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
   if (std::isnan(v)) return "__int_as_float(0x7fc00000)";
   return fmt::format("{:.9g}f", v).find_first_of(".e") == std::string::npos ? fmt::format("{:.9g}.0f", v)
-                                                                             : fmt::format("{:.9g}f", v);
+                                                                            : fmt::format("{:.9g}f", v);
 }
 
 PointwiseEmitter::PointwiseEmitter(const ModelGraph& graph, const FusionGroup& group)
@@ -153,14 +154,16 @@ std::string PointwiseEmitter::take_code(int indent) {
 std::string PointwiseEmitter::value(const std::string& tensor, const std::vector<std::string>& coords) {
   const auto& shape = info(tensor).shape;
   if (coords.size() != shape.size())
-    throw UnsupportedGroup(fmt::format("'{}' has {} dimensions, asked at {}", tensor, shape.size(), coords.size()));
+    throw UnsupportedGroup(
+        fmt::format("'{}' has {} dimensions, asked at {}", tensor, shape.size(), coords.size()));
   std::string key = tensor + "@" + join(coords, ",");
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   std::string result;
   if (auto b = bindings_.find(tensor); b != bindings_.end()) {
     if (b->second.in_register) {
       if (b->second.coords != coords)
-        throw UnsupportedGroup("'" + tensor + "' (the anchor's result) is read at other coordinates than its own");
+        throw UnsupportedGroup("'" + tensor +
+                               "' (the anchor's result) is read at other coordinates than its own");
       result = b->second.pointer_or_expr;
     } else {
       reads_.insert(tensor);
@@ -185,11 +188,13 @@ std::vector<std::string> PointwiseEmitter::broadcast_coords(const std::string& t
     throw UnsupportedGroup("'" + tensor + "' has more dimensions than the result it broadcasts to");
   std::size_t lead = out_shape.size() - t.size();
   std::vector<std::string> src(t.size());
-  for (std::size_t i = 0; i < t.size(); ++i) src[i] = (t[i] == 1 && out_shape[lead + i] != 1) ? "0" : coords[lead + i];
+  for (std::size_t i = 0; i < t.size(); ++i)
+    src[i] = (t[i] == 1 && out_shape[lead + i] != 1) ? "0" : coords[lead + i];
   return src;
 }
 
-std::string PointwiseEmitter::broadcast_value(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
+std::string PointwiseEmitter::broadcast_value(const std::string& tensor,
+                                              const std::vector<std::int64_t>& out_shape,
                                               const std::vector<std::string>& coords) {
   return value(tensor, broadcast_coords(tensor, out_shape, coords));
 }
@@ -209,25 +214,33 @@ std::string PointwiseEmitter::operand(const GraphNode& node, const std::string& 
   return float_literal(a->constant);
 }
 
-std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index, const std::vector<std::string>& coords) {
+std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
+                                        const std::vector<std::string>& coords) {
   visited_.insert(node.id);
   const std::string op = strip_aten(node.target);
   const auto& out_shape = node.outputs.at(static_cast<std::size_t>(output_index)).shape;
   const std::size_t rank = out_shape.size();
-  auto X = [&](const char* name = "self", int pos = 0) { return operand(node, name, pos, out_shape, coords); };
+  auto X = [&](const char* name = "self", int pos = 0) {
+    return operand(node, name, pos, out_shape, coords);
+  };
   auto constant = [&](const char* name, int pos, const nlohmann::json& fallback) -> nlohmann::json {
     const NodeArg* a = find_arg(node, name, pos);
     if (!a) return fallback;
-    if (!a->tensor.empty()) throw UnsupportedGroup(fmt::format("{}: argument '{}' must be a constant", op, name));
+    if (!a->tensor.empty())
+      throw UnsupportedGroup(fmt::format("{}: argument '{}' must be a constant", op, name));
     return a->constant.is_null() ? fallback : a->constant;
   };
-  auto lit = [&](const char* name, int pos, double fallback) { return float_literal(constant(name, pos, fallback)); };
+  auto lit = [&](const char* name, int pos, double fallback) {
+    return float_literal(constant(name, pos, fallback));
+  };
   auto self_tensor = [&]() -> std::string {
     const NodeArg* a = find_arg(node, "self", 0);
     if (!a || a->tensor.empty()) throw UnsupportedGroup(op + ": its input is not a tensor");
     return a->tensor;
   };
-  auto int_list = [&](const char* name, int pos) { return constant(name, pos, nlohmann::json::array()).get<std::vector<std::int64_t>>(); };
+  auto int_list = [&](const char* name, int pos) {
+    return constant(name, pos, nlohmann::json::array()).get<std::vector<std::int64_t>>();
+  };
 
   // ---- identity and casts ----
   if (is_identity_op(op)) {
@@ -257,8 +270,10 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
       return fresh(fmt::format("{}({} / {})", rm == "floor" ? "floorf" : "truncf", X(), X("other", 1)));
     return fresh(fmt::format("{} / {}", X(), X("other", 1)));
   }
-  if (op == "minimum.default" || op == "min.other") return fresh(fmt::format("nova::minimumf_({}, {})", X(), X("other", 1)));
-  if (op == "maximum.default" || op == "max.other") return fresh(fmt::format("nova::maximumf_({}, {})", X(), X("other", 1)));
+  if (op == "minimum.default" || op == "min.other")
+    return fresh(fmt::format("nova::minimumf_({}, {})", X(), X("other", 1)));
+  if (op == "maximum.default" || op == "max.other")
+    return fresh(fmt::format("nova::maximumf_({}, {})", X(), X("other", 1)));
   if (op == "pow.Tensor_Scalar") {
     auto e = constant("exponent", 1, 1.0);
     if (e.is_number() && e.get<double>() == 2.0) {
@@ -269,27 +284,39 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
   }
   if (op == "pow.Tensor_Tensor") return fresh(fmt::format("powf({}, {})", X(), X("exponent", 1)));
   if (op == "pow.Scalar") return fresh(fmt::format("powf({}, {})", X("self", 0), X("exponent", 1)));
-  static const std::map<std::string, std::string> comparisons = {
-      {"gt", ">"}, {"lt", "<"}, {"ge", ">="}, {"le", "<="}, {"eq", "=="}, {"ne", "!="}};
+  static const std::map<std::string, std::string> comparisons = {{"gt", ">"},  {"lt", "<"},  {"ge", ">="},
+                                                                 {"le", "<="}, {"eq", "=="}, {"ne", "!="}};
   if (auto dot = op.find('.'); dot != std::string::npos && comparisons.count(op.substr(0, dot)))
-    return fresh(fmt::format("({} {} {}) ? 1.0f : 0.0f", X(), comparisons.at(op.substr(0, dot)), X("other", 1)));
-  if (op == "where.self") return fresh(fmt::format("({} != 0.0f) ? {} : {}", X("condition", 0), X("self", 1), X("other", 2)));
+    return fresh(
+        fmt::format("({} {} {}) ? 1.0f : 0.0f", X(), comparisons.at(op.substr(0, dot)), X("other", 1)));
+  if (op == "where.self")
+    return fresh(fmt::format("({} != 0.0f) ? {} : {}", X("condition", 0), X("self", 1), X("other", 2)));
   if (op == "masked_fill.Scalar" || op == "masked_fill.Tensor")
     return fresh(fmt::format("({} != 0.0f) ? {} : {}", X("mask", 1), X("value", 2), X()));
   if (op == "logical_not.default") return fresh(fmt::format("({} == 0.0f) ? 1.0f : 0.0f", X()));
 
   // ---- elementwise unary ----
   static const std::map<std::string, std::string> unary = {
-      {"relu.default", "nova::reluf_({})"},       {"sigmoid.default", "nova::sigmoidf_({})"},
-      {"tanh.default", "tanhf({})"},              {"exp.default", "expf({})"},
-      {"log.default", "logf({})"},                {"abs.default", "fabsf({})"},
-      {"neg.default", "-({})"},                   {"sqrt.default", "sqrtf({})"},
-      {"rsqrt.default", "rsqrtf({})"},            {"reciprocal.default", "1.0f / ({})"},
-      {"erf.default", "erff({})"},                {"silu.default", "nova::siluf_({})"},
-      {"hardswish.default", "nova::hardswishf_({})"}, {"hardsigmoid.default", "nova::hardsigmoidf_({})"},
-      {"mish.default", "nova::mishf_({})"},       {"log1p.default", "log1pf({})"},
-      {"expm1.default", "expm1f({})"},            {"sin.default", "sinf({})"},
-      {"cos.default", "cosf({})"},                {"square.default", "({0}) * ({0})"},
+      {"relu.default", "nova::reluf_({})"},
+      {"sigmoid.default", "nova::sigmoidf_({})"},
+      {"tanh.default", "tanhf({})"},
+      {"exp.default", "expf({})"},
+      {"log.default", "logf({})"},
+      {"abs.default", "fabsf({})"},
+      {"neg.default", "-({})"},
+      {"sqrt.default", "sqrtf({})"},
+      {"rsqrt.default", "rsqrtf({})"},
+      {"reciprocal.default", "1.0f / ({})"},
+      {"erf.default", "erff({})"},
+      {"silu.default", "nova::siluf_({})"},
+      {"hardswish.default", "nova::hardswishf_({})"},
+      {"hardsigmoid.default", "nova::hardsigmoidf_({})"},
+      {"mish.default", "nova::mishf_({})"},
+      {"log1p.default", "log1pf({})"},
+      {"expm1.default", "expm1f({})"},
+      {"sin.default", "sinf({})"},
+      {"cos.default", "cosf({})"},
+      {"square.default", "({0}) * ({0})"},
       {"sign.default", "(float)((0.0f < {0}) - ({0} < 0.0f))"},
   };
   if (auto it = unary.find(op); it != unary.end()) {
@@ -300,17 +327,21 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
     auto approx = constant("approximate", 1, "none");
     return fresh(fmt::format("nova::{}({})", approx == "tanh" ? "gelu_tanh" : "gelu_erf", X()));
   }
-  if (op == "leaky_relu.default") return fresh(fmt::format("nova::leaky_reluf_({}, {})", X(), lit("negative_slope", 1, 0.01)));
+  if (op == "leaky_relu.default")
+    return fresh(fmt::format("nova::leaky_reluf_({}, {})", X(), lit("negative_slope", 1, 0.01)));
   if (op == "hardtanh.default")
-    return fresh(fmt::format("nova::hardtanhf_({}, {}, {})", X(), lit("min_val", 1, -1.0), lit("max_val", 2, 1.0)));
+    return fresh(
+        fmt::format("nova::hardtanhf_({}, {}, {})", X(), lit("min_val", 1, -1.0), lit("max_val", 2, 1.0)));
   if (op == "softplus.default")
-    return fresh(fmt::format("nova::softplusf_({}, {}, {})", X(), lit("beta", 1, 1.0), lit("threshold", 2, 20.0)));
+    return fresh(
+        fmt::format("nova::softplusf_({}, {}, {})", X(), lit("beta", 1, 1.0), lit("threshold", 2, 20.0)));
   if (op == "elu.default") {
     std::string x = X();
     return fresh(fmt::format("{2} * ({0} > 0.0f ? {0} : {1} * expm1f({0} * {3}))", x, lit("alpha", 1, 1.0),
                              lit("scale", 2, 1.0), lit("input_scale", 3, 1.0)));
   }
-  if (op == "clamp.default" || op == "clamp.Tensor" || op == "clamp_min.default" || op == "clamp_max.default") {
+  if (op == "clamp.default" || op == "clamp.Tensor" || op == "clamp_min.default" ||
+      op == "clamp_max.default") {
     std::string v = X();
     bool has_min = op != "clamp_max.default", has_max = op != "clamp_min.default";
     const char* min_name = "min";
@@ -322,7 +353,8 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
     }
     if (has_max) {
       const NodeArg* a = find_arg(node, "max", max_pos);
-      if (a && (!a->tensor.empty() || !a->constant.is_null())) v = fresh(fmt::format("nova::minimumf_({}, {})", v, X("max", max_pos)));
+      if (a && (!a->tensor.empty() || !a->constant.is_null()))
+        v = fresh(fmt::format("nova::minimumf_({}, {})", v, X("max", max_pos)));
     }
     return v;
   }
@@ -339,7 +371,8 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
     auto diag = constant("diagonal", 1, 0).get<std::int64_t>();
     std::string x = X();
     std::string cmp = op == "triu.default" ? ">=" : "<=";
-    return fresh(fmt::format("(({} - {}) {} {}LL) ? {} : 0.0f", coords[rank - 1], coords[rank - 2], cmp, diag, x));
+    return fresh(
+        fmt::format("(({} - {}) {} {}LL) ? {} : 0.0f", coords[rank - 1], coords[rank - 2], cmp, diag, x));
   }
 
   // ---- views: map the coordinates back to the viewed tensor ----
@@ -352,8 +385,8 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
   const auto& src_shape = info(src).shape;
   std::vector<std::string> s(coords);
   if (op != "expand.default" && op != "expand_as.default" && op != "broadcast_to.default") remapped_ = true;
-  if (op == "view.default" || op == "_unsafe_view.default" || op == "reshape.default" || op == "flatten.using_ints" ||
-      op == "view_as.default" || op == "reshape_as.default") {
+  if (op == "view.default" || op == "_unsafe_view.default" || op == "reshape.default" ||
+      op == "flatten.using_ints" || op == "view_as.default" || op == "reshape_as.default") {
     std::string flat = fmt::format("i{}", counter_++);
     lines_.push_back(fmt::format("const long long {} = {};", flat, ravel(coords, out_shape)));
     return value(src, unravel(flat, src_shape));
@@ -370,10 +403,12 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
   if (op == "permute.default") {
     auto dims = int_list("dims", 1);
     std::vector<std::string> m(rank);
-    for (std::size_t i = 0; i < rank; ++i) m[static_cast<std::size_t>(normalize_dim(dims[i], rank))] = coords[i];
+    for (std::size_t i = 0; i < rank; ++i)
+      m[static_cast<std::size_t>(normalize_dim(dims[i], rank))] = coords[i];
     return value(src, m);
   }
-  if (op == "expand.default" || op == "broadcast_to.default" || op == "expand_as.default") return broadcast_value(src, out_shape, coords);
+  if (op == "expand.default" || op == "broadcast_to.default" || op == "expand_as.default")
+    return broadcast_value(src, out_shape, coords);
   if (op == "unsqueeze.default") {
     auto dim = normalize_dim(constant("dim", 1, 0).get<std::int64_t>(), rank);
     s.erase(s.begin() + dim);

@@ -29,7 +29,8 @@ class PointwiseEmitter {
   // `tensor` is read from memory through `pointer` (contiguous, the tensor's own shape).
   void bind_memory(const std::string& tensor, const std::string& pointer);
   // `tensor` is the float expression `expr`, valid only at the coordinates `coords`.
-  void bind_register(const std::string& tensor, const std::string& expr, const std::vector<std::string>& coords);
+  void bind_register(const std::string& tensor, const std::string& expr,
+                     const std::vector<std::string>& coords);
 
   // A float expression (usually a variable) holding `tensor` at `coords` (one C expression of
   // type long long per dimension of the tensor). Emits the statements it needs; throws
@@ -40,7 +41,8 @@ class PointwiseEmitter {
   // States that `tensor` at `coords` is already held in `expr` (e.g. one lane of a 16-byte load).
   void preload(const std::string& tensor, const std::vector<std::string>& coords, const std::string& expr);
   // Coordinates in `tensor` of the element that broadcasts to `coords` of a result of `out_shape`.
-  std::vector<std::string> broadcast_coords(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
+  std::vector<std::string> broadcast_coords(const std::string& tensor,
+                                            const std::vector<std::int64_t>& out_shape,
                                             const std::vector<std::string>& coords) const;
   // False once a view or an index-dependent op (triu, ...) was followed: such values are not
   // a function of the same coordinates, so the 16-byte vector paths do not apply.

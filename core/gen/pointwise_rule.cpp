@@ -10,7 +10,8 @@ struct ExtraBinding {
 };
 
 // Emits the body computing output `k` at `coords`, returns the value expression.
-std::string compute(PointwiseEmitter& e, const GroupContext& ctx, std::size_t k, const std::vector<std::string>& coords) {
+std::string compute(PointwiseEmitter& e, const GroupContext& ctx, std::size_t k,
+                    const std::vector<std::string>& coords) {
   return e.value(ctx.outputs[k].name, coords);
 }
 
@@ -27,7 +28,8 @@ std::string vector_body(const GroupContext& ctx, std::size_t k, const std::vecto
   bind_all(e, ctx, extra);
   std::vector<std::string> base = unravel("base", S);
   std::vector<std::vector<std::string>> lanes(4, base);
-  for (int l = 0; l < 4; ++l) lanes[l].back() = l == 0 ? base.back() : fmt::format("({} + {})", base.back(), l);
+  for (int l = 0; l < 4; ++l)
+    lanes[l].back() = l == 0 ? base.back() : fmt::format("({} + {})", base.back(), l);
   std::string code;
   int counter = 0;
   for (const auto& t : reads) {
@@ -42,10 +44,11 @@ std::string vector_body(const GroupContext& ctx, std::size_t k, const std::vecto
     for (const auto& x : extra)
       if (x.tensor == t) pointer = x.param;
     std::string var = fmt::format("q{}", counter++);
-    code += fmt::format("      const float4 {} = *reinterpret_cast<const float4*>({} + ({}));\n", var, pointer,
-                        ravel(c0, T));
+    code += fmt::format("      const float4 {} = *reinterpret_cast<const float4*>({} + ({}));\n", var,
+                        pointer, ravel(c0, T));
     const char* comp[] = {"x", "y", "z", "w"};
-    for (int l = 0; l < 4; ++l) e.preload(t, e.broadcast_coords(t, S, lanes[l]), fmt::format("{}.{}", var, comp[l]));
+    for (int l = 0; l < 4; ++l)
+      e.preload(t, e.broadcast_coords(t, S, lanes[l]), fmt::format("{}.{}", var, comp[l]));
   }
   std::vector<std::string> vals;
   for (int l = 0; l < 4; ++l) vals.push_back(compute(e, ctx, k, lanes[l]));
@@ -57,13 +60,15 @@ std::string vector_body(const GroupContext& ctx, std::size_t k, const std::vecto
 
 }  // namespace
 
-RuleOutput PointwiseRule::generate(const GroupContext& ctx, const std::map<std::string, std::string>& extra_memory,
+RuleOutput PointwiseRule::generate(const GroupContext& ctx,
+                                   const std::map<std::string, std::string>& extra_memory,
                                    const std::string& kernel_prefix) {
   RuleOutput out;
   out.rule = "pointwise";
   out.plan = ctx.base_plan();
   std::vector<ExtraBinding> extra;
-  for (const auto& [tensor, ref] : extra_memory) extra.push_back({tensor, ref, "tmp_" + GroupContext::c_identifier(tensor)});
+  for (const auto& [tensor, ref] : extra_memory)
+    extra.push_back({tensor, ref, "tmp_" + GroupContext::c_identifier(tensor)});
 
   for (std::size_t k = 0; k < ctx.outputs.size(); ++k) {
     const auto& S = ctx.outputs[k].shape;
@@ -87,19 +92,22 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx, const std::map<std::
     if (vec.empty()) {
       body = fmt::format(
           "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < {n}LL;\n"
-          "       i += (long long)gridDim.x * blockDim.x) {{\n{code}      {out}[i] = nova::from_f<{t}>({v});\n  }}\n",
+          "       i += (long long)gridDim.x * blockDim.x) {{\n{code}      {out}[i] = "
+          "nova::from_f<{t}>({v});\n  }}\n",
           fmt::arg("n", n), fmt::arg("code", scalar_code), fmt::arg("out", ctx.output_names[k]),
           fmt::arg("t", ctx.output_storage_type(k)), fmt::arg("v", value));
     } else {
       body = fmt::format(
           "  // 16-byte loads and stores: four consecutive elements of the last dimension per step.\n"
           "  for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < {items}LL;\n"
-          "       v += (long long)gridDim.x * blockDim.x) {{\n      const long long base = v * 4;\n{code}  }}\n",
+          "       v += (long long)gridDim.x * blockDim.x) {{\n      const long long base = v * 4;\n{code}  "
+          "}}\n",
           fmt::arg("items", items), fmt::arg("code", vec));
     }
-    out.kernels += fmt::format("// {} = {} over {}{}\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) {{\n{}}}\n\n",
-                               ctx.outputs[k].name, ctx.ops_summary(), ctx.outputs[k].dtype,
-                               GroupContext::shape_text(S), threads, name, params, body);
+    out.kernels += fmt::format(
+        "// {} = {} over {}{}\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) {{\n{}}}\n\n",
+        ctx.outputs[k].name, ctx.ops_summary(), ctx.outputs[k].dtype, GroupContext::shape_text(S), threads,
+        name, params, body);
     PlanStep step;
     step.type = "kernel";
     step.kernel = name;
@@ -114,7 +122,8 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx, const std::map<std::
   return out;
 }
 
-RuleOutput PointwiseRule::materialize(const GroupContext& ctx, const std::string& tensor, const std::string& temp_ref) {
+RuleOutput PointwiseRule::materialize(const GroupContext& ctx, const std::string& tensor,
+                                      const std::string& temp_ref) {
   FusionGroup part = ctx.group;
   part.outputs = {tensor};
   GroupContext sub(ctx.graph, part, ctx.target);

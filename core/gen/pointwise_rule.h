@@ -14,11 +14,13 @@ namespace nova {
 class PointwiseRule {
  public:
   // `extra_memory`: tensors computed by earlier plan steps (name -> plan ref "temp:i").
-  static RuleOutput generate(const GroupContext& ctx, const std::map<std::string, std::string>& extra_memory = {},
+  static RuleOutput generate(const GroupContext& ctx,
+                             const std::map<std::string, std::string>& extra_memory = {},
                              const std::string& kernel_prefix = "pointwise");
   // Computes `tensor`, a value inside the group (e.g. a transposed operand of a library GEMM), into
   // the plan's `temp_ref`: returns the kernel and its step, with the output reference rewritten.
-  static RuleOutput materialize(const GroupContext& ctx, const std::string& tensor, const std::string& temp_ref);
+  static RuleOutput materialize(const GroupContext& ctx, const std::string& tensor,
+                                const std::string& temp_ref);
 };
 
 }  // namespace nova

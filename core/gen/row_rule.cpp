@@ -11,7 +11,7 @@ enum class RowKind { Softmax, LogSoftmax, LogSumExp, Sum, Mean, Max, Min, LayerN
 
 struct RowSpec {
   RowKind kind;
-  std::string input;            // the anchor's input tensor
+  std::string input;                // the anchor's input tensor
   std::vector<std::int64_t> shape;  // its shape
   std::int64_t rows = 0, length = 0;
   bool per_row_output = false;  // the anchor's result has one value per row
@@ -20,9 +20,12 @@ struct RowSpec {
   std::int64_t groups = 1, channels = 1, spatial = 1;  // group norm
 };
 
-std::string op_name(const GraphNode& n) { return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target; }
+std::string op_name(const GraphNode& n) {
+  return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target;
+}
 
-std::int64_t last_dims_reduced(const GraphNode& n, const std::vector<std::int64_t>& shape, const char* name, int pos) {
+std::int64_t last_dims_reduced(const GraphNode& n, const std::vector<std::int64_t>& shape, const char* name,
+                               int pos) {
   const NodeArg* d = find_arg(n, name, pos);
   std::vector<std::int64_t> dims;
   if (!d || d->constant.is_null()) {
@@ -59,12 +62,13 @@ RowSpec read_spec(const GraphNode& a, PointwiseEmitter& e) {
     const NodeArg* x = find_arg(a, "eps", pos);
     return x && x->constant.is_number() ? x->constant.get<double>() : fallback;
   };
-  if (op == "softmax.int" || op == "_softmax.default" || op == "log_softmax.int" || op == "_log_softmax.default") {
+  if (op == "softmax.int" || op == "_softmax.default" || op == "log_softmax.int" ||
+      op == "_log_softmax.default") {
     s.kind = op.find("log") != std::string::npos ? RowKind::LogSoftmax : RowKind::Softmax;
     s.length = last_dims_reduced(a, s.shape, "dim", 1);
     if (s.length != s.shape.back()) throw UnsupportedGroup("softmax over more than one dimension");
-  } else if (op == "logsumexp.default" || op == "sum.dim_IntList" || op == "mean.dim" || op == "amax.default" ||
-             op == "amin.default") {
+  } else if (op == "logsumexp.default" || op == "sum.dim_IntList" || op == "mean.dim" ||
+             op == "amax.default" || op == "amin.default") {
     s.kind = op == "logsumexp.default" ? RowKind::LogSumExp
              : op == "sum.dim_IntList" ? RowKind::Sum
              : op == "mean.dim"        ? RowKind::Mean
@@ -117,7 +121,8 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   if (s.per_row_output && numel(ctx.outputs[0].shape) != s.rows)
     throw UnsupportedGroup("the epilogue of a per-row result changes its size");
   for (const auto* t : {&s.weight, &s.bias})
-    if (!t->empty() && ctx.input_index(*t) < 0) throw UnsupportedGroup("a norm weight computed inside the group");
+    if (!t->empty() && ctx.input_index(*t) < 0)
+      throw UnsupportedGroup("a norm weight computed inside the group");
 
   // The prologue: can the row be read with 16-byte loads?
   PointwiseEmitter dry(ctx.graph, ctx.group);
@@ -129,7 +134,8 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   const std::int64_t slots = s.length / W + (s.length % W ? 1 : 0);
   int threads = static_cast<int>(std::clamp<std::int64_t>((slots / 4 + 31) / 32 * 32, 64, 1024));
   const std::int64_t items = (slots + threads - 1) / threads;
-  if (items > 16) throw UnsupportedGroup(fmt::format("rows of {} elements are longer than the row kernel holds", s.length));
+  if (items > 16)
+    throw UnsupportedGroup(fmt::format("rows of {} elements are longer than the row kernel holds", s.length));
 
   // Pass 1: prologue values of this thread's elements, kept in registers.
   std::string load;
@@ -138,13 +144,15 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     PointwiseEmitter e(ctx.graph, ctx.group);
     ctx.bind_inputs(e);
     std::string base = fmt::format("b{}", it);
-    load += fmt::format("  const long long j{it} = (threadIdx.x + {it} * {T}) * {W}LL;\n"
-                        "  float x{it}[{W}];\n  if (j{it} < {L}LL) {{\n    const long long {base} = row * {L}LL + j{it};\n",
-                        fmt::arg("it", it), fmt::arg("T", threads), fmt::arg("W", W), fmt::arg("L", s.length),
-                        fmt::arg("base", base));
+    load += fmt::format(
+        "  const long long j{it} = (threadIdx.x + {it} * {T}) * {W}LL;\n"
+        "  float x{it}[{W}];\n  if (j{it} < {L}LL) {{\n    const long long {base} = row * {L}LL + j{it};\n",
+        fmt::arg("it", it), fmt::arg("T", threads), fmt::arg("W", W), fmt::arg("L", s.length),
+        fmt::arg("base", base));
     std::vector<std::string> c0 = unravel(base, s.shape);
     std::vector<std::vector<std::string>> lanes(static_cast<std::size_t>(W), c0);
-    for (int l = 1; l < W; ++l) lanes[static_cast<std::size_t>(l)].back() = fmt::format("({} + {})", c0.back(), l);
+    for (int l = 1; l < W; ++l)
+      lanes[static_cast<std::size_t>(l)].back() = fmt::format("({} + {})", c0.back(), l);
     if (vec) {
       int q = 0;
       for (const auto& t : dry.memory_reads()) {
@@ -155,14 +163,17 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
           throw UnsupportedGroup("a row input that cannot be read with 16-byte loads");
         std::string var = fmt::format("q{}_{}", it, q++);
         e.emit_line(fmt::format("const float4 {} = *reinterpret_cast<const float4*>({} + ({}));", var,
-                           ctx.input_names[static_cast<std::size_t>(ctx.input_index(t))], ravel(b0, T)));
-        for (int l = 0; l < 4; ++l) e.preload(t, e.broadcast_coords(t, s.shape, lanes[static_cast<std::size_t>(l)]), fmt::format("{}.{}", var, comp[l]));
+                                ctx.input_names[static_cast<std::size_t>(ctx.input_index(t))], ravel(b0, T)));
+        for (int l = 0; l < 4; ++l)
+          e.preload(t, e.broadcast_coords(t, s.shape, lanes[static_cast<std::size_t>(l)]),
+                    fmt::format("{}.{}", var, comp[l]));
       }
     }
     std::vector<std::string> vals;
     for (int l = 0; l < W; ++l) vals.push_back(e.value(s.input, lanes[static_cast<std::size_t>(l)]));
     load += e.take_code(4);
-    for (int l = 0; l < W; ++l) load += fmt::format("    x{}[{}] = {};\n", it, l, vals[static_cast<std::size_t>(l)]);
+    for (int l = 0; l < W; ++l)
+      load += fmt::format("    x{}[{}] = {};\n", it, l, vals[static_cast<std::size_t>(l)]);
     load += "  }\n";
   }
   auto for_each = [&](const std::string& body) {  // body uses X (value), J (index in row), V (valid)
@@ -202,33 +213,42 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     case RowKind::Min: {
       bool mx = s.kind == RowKind::Max;
       reduce = fmt::format("  float acc = {};\n", mx ? "-INFINITY" : "INFINITY") +
-               for_each(mx ? "  if ($V) acc = nova::maximumf_(acc, $X);\n" : "  if ($V) acc = nova::minimumf_(acc, $X);\n") +
-               fmt::format("  acc = nova::block_reduce<nova::{}>(acc, scratch, {});\n", mx ? "warp_max" : "warp_min",
-                           mx ? "-INFINITY" : "INFINITY");
+               for_each(mx ? "  if ($V) acc = nova::maximumf_(acc, $X);\n"
+                           : "  if ($V) acc = nova::minimumf_(acc, $X);\n") +
+               fmt::format("  acc = nova::block_reduce<nova::{}>(acc, scratch, {});\n",
+                           mx ? "warp_max" : "warp_min", mx ? "-INFINITY" : "INFINITY");
       break;
     }
     case RowKind::LayerNorm:
     case RowKind::GroupNorm:
       reduce = "  float sum = 0.0f;\n" + for_each("  if ($V) sum += $X;\n") +
-               "  const float mean = nova::block_reduce<nova::warp_sum>(sum, scratch, 0.0f) / " + L + ";\n"
-               "  float sq = 0.0f;\n" + for_each("  if ($V) sq += ($X - mean) * ($X - mean);\n") +
-               "  const float rstd = rsqrtf(nova::block_reduce<nova::warp_sum>(sq, scratch, 0.0f) / " + L + " + " +
-               PointwiseEmitter::float_literal(s.eps) + ");\n";
+               "  const float mean = nova::block_reduce<nova::warp_sum>(sum, scratch, 0.0f) / " + L +
+               ";\n"
+               "  float sq = 0.0f;\n" +
+               for_each("  if ($V) sq += ($X - mean) * ($X - mean);\n") +
+               "  const float rstd = rsqrtf(nova::block_reduce<nova::warp_sum>(sq, scratch, 0.0f) / " + L +
+               " + " + PointwiseEmitter::float_literal(s.eps) + ");\n";
       break;
     case RowKind::RmsNorm:
       reduce = "  float sq = 0.0f;\n" + for_each("  if ($V) sq += $X * $X;\n") +
-               "  const float rstd = rsqrtf(nova::block_reduce<nova::warp_sum>(sq, scratch, 0.0f) / " + L + " + " +
-               PointwiseEmitter::float_literal(s.eps) + ");\n";
+               "  const float rstd = rsqrtf(nova::block_reduce<nova::warp_sum>(sq, scratch, 0.0f) / " + L +
+               " + " + PointwiseEmitter::float_literal(s.eps) + ");\n";
       break;
   }
 
   // Pass 3: the anchor's result, the epilogue, the store.
   std::string store;
   auto weight = [&](const std::string& index) {
-    return s.weight.empty() ? std::string() : fmt::format(" * nova::to_f({}[{}])", ctx.input_names[static_cast<std::size_t>(ctx.input_index(s.weight))], index);
+    return s.weight.empty()
+               ? std::string()
+               : fmt::format(" * nova::to_f({}[{}])",
+                             ctx.input_names[static_cast<std::size_t>(ctx.input_index(s.weight))], index);
   };
   auto bias = [&](const std::string& index) {
-    return s.bias.empty() ? std::string() : fmt::format(" + nova::to_f({}[{}])", ctx.input_names[static_cast<std::size_t>(ctx.input_index(s.bias))], index);
+    return s.bias.empty()
+               ? std::string()
+               : fmt::format(" + nova::to_f({}[{}])",
+                             ctx.input_names[static_cast<std::size_t>(ctx.input_index(s.bias))], index);
   };
   if (s.per_row_output) {
     std::string r = s.kind == RowKind::LogSumExp ? "(mx == -INFINITY ? mx : mx + logf(se))"
@@ -240,8 +260,10 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     // Size-1 (keepdim) dimensions take coordinate 0; the rest unravel the row index.
     e.bind_register(anchor_out.name, "reduced", coords);
     std::string v = e.value(ctx.outputs[0].name, unravel("row", ctx.outputs[0].shape));
-    store = fmt::format("  if (threadIdx.x == 0) {{\n    const float reduced = {};\n{}    {}[row] = nova::from_f<{}>({});\n  }}\n", r,
-                        e.take_code(4), ctx.output_names[0], ctx.output_storage_type(0), v);
+    store = fmt::format(
+        "  if (threadIdx.x == 0) {{\n    const float reduced = {};\n{}    {}[row] = nova::from_f<{}>({});\n  "
+        "}}\n",
+        r, e.take_code(4), ctx.output_names[0], ctx.output_storage_type(0), v);
   } else {
     for (std::int64_t it = 0; it < items; ++it) {
       PointwiseEmitter e(ctx.graph, ctx.group);
@@ -256,16 +278,26 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
         std::string x = fmt::format("x{}[{}]", it, l), j = fmt::format("(j{} + {})", it, l);
         std::string y;
         switch (s.kind) {
-          case RowKind::Softmax: y = fmt::format("expf({} - shift) / se", x); break;
-          case RowKind::LogSoftmax: y = fmt::format("{} - shift - logf(se)", x); break;
-          case RowKind::LayerNorm: y = fmt::format("({} - mean) * rstd{}{}", x, weight(j), bias(j)); break;
-          case RowKind::RmsNorm: y = fmt::format("{} * rstd{}", x, weight(j)); break;
+          case RowKind::Softmax:
+            y = fmt::format("expf({} - shift) / se", x);
+            break;
+          case RowKind::LogSoftmax:
+            y = fmt::format("{} - shift - logf(se)", x);
+            break;
+          case RowKind::LayerNorm:
+            y = fmt::format("({} - mean) * rstd{}{}", x, weight(j), bias(j));
+            break;
+          case RowKind::RmsNorm:
+            y = fmt::format("{} * rstd{}", x, weight(j));
+            break;
           case RowKind::GroupNorm: {
-            std::string ch = fmt::format("((row % {}LL) * {}LL + {} / {}LL)", s.groups, s.channels / s.groups, j, s.spatial);
+            std::string ch = fmt::format("((row % {}LL) * {}LL + {} / {}LL)", s.groups, s.channels / s.groups,
+                                         j, s.spatial);
             y = fmt::format("({} - mean) * rstd{}{}", x, weight(ch), bias(ch));
             break;
           }
-          default: break;
+          default:
+            break;
         }
         std::string var = fmt::format("y{}_{}", it, l);
         pre += fmt::format("    const float {} = {};\n", var, y);
@@ -273,30 +305,35 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
         vals.push_back(e.value(ctx.outputs[0].name, c));
       }
       std::string code = e.take_code(4);
-      std::string write = vec ? fmt::format("    *reinterpret_cast<float4*>({} + {}) = make_float4({}, {}, {}, {});\n",
-                                            ctx.output_names[0], base, vals[0], vals[1], vals[2], vals[3])
-                              : fmt::format("    {}[{}] = nova::from_f<{}>({});\n", ctx.output_names[0], base,
-                                            ctx.output_storage_type(0), vals[0]);
-      store += fmt::format("  if (j{it} < {L}LL) {{\n    const long long {base} = row * {L}LL + j{it};\n{pre}{code}{write}  }}\n",
-                           fmt::arg("it", it), fmt::arg("L", s.length), fmt::arg("base", base), fmt::arg("pre", pre),
-                           fmt::arg("code", code), fmt::arg("write", write));
+      std::string write =
+          vec ? fmt::format("    *reinterpret_cast<float4*>({} + {}) = make_float4({}, {}, {}, {});\n",
+                            ctx.output_names[0], base, vals[0], vals[1], vals[2], vals[3])
+              : fmt::format("    {}[{}] = nova::from_f<{}>({});\n", ctx.output_names[0], base,
+                            ctx.output_storage_type(0), vals[0]);
+      store += fmt::format(
+          "  if (j{it} < {L}LL) {{\n    const long long {base} = row * {L}LL + j{it};\n{pre}{code}{write}  "
+          "}}\n",
+          fmt::arg("it", it), fmt::arg("L", s.length), fmt::arg("base", base), fmt::arg("pre", pre),
+          fmt::arg("code", code), fmt::arg("write", write));
     }
   }
 
-  static const char* kind_names[] = {"softmax", "log_softmax", "logsumexp", "sum", "mean", "amax", "amin",
-                                     "layer_norm", "rms_norm", "group_norm"};
+  static const char* kind_names[] = {"softmax", "log_softmax", "logsumexp",  "sum",      "mean",
+                                     "amax",    "amin",        "layer_norm", "rms_norm", "group_norm"};
   std::string kind = kind_names[static_cast<int>(s.kind)];
   std::string name = fmt::format("nova_g{}_row_{}", ctx.group.id, kind);
   RuleOutput out;
   out.rule = "row_" + kind;
   out.kernels = fmt::format(
-      "// {kind} over rows of {L} elements ({rows} rows): one block of {T} threads per row, {items} {what} per thread\n"
+      "// {kind} over rows of {L} elements ({rows} rows): one block of {T} threads per row, {items} {what} "
+      "per thread\n"
       "// held in registers between the passes; the row is read once and written once.\n"
       "extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
       "  __shared__ float scratch[32];\n  const long long row = blockIdx.x;\n{load}{reduce}{store}}}\n\n",
       fmt::arg("kind", kind), fmt::arg("L", s.length), fmt::arg("rows", s.rows), fmt::arg("T", threads),
       fmt::arg("items", items), fmt::arg("what", vec ? "float4 vectors" : "elements"), fmt::arg("name", name),
-      fmt::arg("params", ctx.kernel_params()), fmt::arg("load", load), fmt::arg("reduce", reduce), fmt::arg("store", store));
+      fmt::arg("params", ctx.kernel_params()), fmt::arg("load", load), fmt::arg("reduce", reduce),
+      fmt::arg("store", store));
   out.plan = ctx.base_plan();
   PlanStep step;
   step.type = "kernel";

@@ -9,8 +9,8 @@
 namespace nova {
 
 struct RuleOutput {
-  std::string rule;                      // e.g. "conv2d_direct"
-  std::string kernels;                   // extern "C" __global__ functions
+  std::string rule;     // e.g. "conv2d_direct"
+  std::string kernels;  // extern "C" __global__ functions
   LaunchPlan plan;
   std::vector<std::string> library_ops;  // ATen ops called through libraries
   std::string notes;                     // how the kernels work

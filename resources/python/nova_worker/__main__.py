@@ -21,6 +21,14 @@ def _intake(args, progress):
     return run_intake(args, progress)
 
 
+def _lazy(module, function):
+    """A handler that imports its stage (and torch) only when first called."""
+    def handler(args, progress):
+        import importlib
+        return getattr(importlib.import_module(f"nova_worker.{module}"), function)(args, progress)
+    return handler
+
+
 def _crash(args, progress):
     # Test-only: how core sees a worker that dies in native code.
     progress("crashing on purpose")
@@ -47,6 +55,10 @@ def _echo_print(args, progress):
 COMMANDS = {
     "ping": _ping,
     "intake": _intake,
+    "validate": _lazy("validate", "validate"),
+    "bench": _lazy("bench", "bench"),
+    "evaluate": _lazy("evaluate", "evaluate"),
+    "build_ext": _lazy("build_ext", "build_ext"),
     "_crash": _crash,
     "_sleep": _sleep,
     "_print": _echo_print,
