@@ -19,6 +19,7 @@ int run_cli(int argc, char** argv) {
       [&] { spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn); });
 
   add_doctor_command(app);
+  add_profile_command(app);
 
   try {
     app.parse(argc, argv);

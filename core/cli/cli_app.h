@@ -14,5 +14,6 @@ int run_cli(int argc, char** argv);
 
 // Registration functions, one per subcommand file.
 void add_doctor_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 }  // namespace nova

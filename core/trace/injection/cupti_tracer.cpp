@@ -48,6 +48,15 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
 
 void at_exit() { CuptiTracer::instance().finish(); }
 
+// The graph nodes the calling thread is inside (nova_tracer_push_node/pop_node).
+thread_local std::vector<std::uint64_t> tls_nodes;
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || tls_nodes.empty()) return;
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (info->callbackSite == CUPTI_API_ENTER) CuptiTracer::instance().driver_call(info->correlationId);
+}
+
 std::string env(const char* name, const char* fallback = "") {
   const char* v = std::getenv(name);
   return v ? v : fallback;
@@ -76,6 +85,9 @@ bool CuptiTracer::initialize() {
   std::string api = env("NOVA_TRACE_API");
   api_runtime_ = api.find("runtime") != std::string::npos;
   api_driver_ = api.find("driver") != std::string::npos;
+  std::string mode = env("NOVA_TRACE_ATTRIBUTION", "callback");
+  use_external_ = mode == "external" || mode == "both";
+  use_callbacks_ = mode != "external";
   if (int mb = std::atoi(env("NOVA_TRACE_BUFFER_MB", "4").c_str()); mb > 0)
     buffer_bytes_ = static_cast<std::size_t>(mb) << 20;
   std::uint32_t version = 0;
@@ -96,6 +108,15 @@ bool CuptiTracer::initialize() {
   }
   if (CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE); r != CUPTI_SUCCESS)
     log("enabling DEVICE records", r);
+  if (use_callbacks_) {
+    CUpti_SubscriberHandle handle = nullptr;
+    if (CUptiResult r = cuptiSubscribe(&handle, on_callback, nullptr); r != CUPTI_SUCCESS) {
+      log("cuptiSubscribe (launch callbacks for node attribution)", r);
+      use_callbacks_ = false;
+    } else {
+      subscriber_ = handle;
+    }
+  }
   initialized_ = true;
   std::atexit(at_exit);
   write_stats_locked();
@@ -111,12 +132,19 @@ bool CuptiTracer::set_kinds(bool enable) {
   for (auto k : kinds) {
     CUptiResult r = enable ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
     if (r == CUPTI_SUCCESS) {
-      if (enable) enabled_kinds_ |= 1u << static_cast<unsigned>(k);
+      if (enable && static_cast<unsigned>(k) < 64) enabled_kinds_ |= 1ull << static_cast<unsigned>(k);
     } else if (enable) {
       // A kind the driver does not offer (MARKER without NVTX, say) is noted, not fatal.
       char what[64];
       std::snprintf(what, sizeof what, "enabling activity kind %d", static_cast<int>(k));
       log(what, r);
+      all = false;
+    }
+  }
+  if (subscriber_) {
+    auto handle = static_cast<CUpti_SubscriberHandle>(subscriber_);
+    if (CUptiResult r = cuptiEnableDomain(enable ? 1 : 0, handle, CUPTI_CB_DOMAIN_DRIVER_API); r != CUPTI_SUCCESS) {
+      log("cuptiEnableDomain(DRIVER_API)", r);
       all = false;
     }
   }
@@ -136,6 +164,7 @@ void CuptiTracer::stop() {
   std::uint64_t end = now_ns();
   std::lock_guard lock(mutex_);
   set_kinds(false);
+  write_launch_map_locked();
   writer_.write(RecordType::Window, WindowRecord{window_start_, end});
   stop_flushed_ = true;
 }
@@ -146,6 +175,7 @@ void CuptiTracer::flush() {
       log("cuptiActivityFlushAll", r);
   }
   std::lock_guard lock(mutex_);
+  write_launch_map_locked();
   write_stats_locked();
   writer_.flush();
 }
@@ -164,14 +194,34 @@ void CuptiTracer::finish() {
 
 void CuptiTracer::push_node(std::uint64_t node_id) {
   if (!initialized_) return;
-  cuptiActivityPushExternalCorrelationId(kNodeKind, node_id);
+  tls_nodes.push_back(node_id);
+  if (use_external_) cuptiActivityPushExternalCorrelationId(kNodeKind, node_id);
   pushes_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void CuptiTracer::pop_node() {
   if (!initialized_) return;
-  std::uint64_t last = 0;
-  cuptiActivityPopExternalCorrelationId(kNodeKind, &last);
+  if (!tls_nodes.empty()) tls_nodes.pop_back();
+  if (use_external_) {
+    std::uint64_t last = 0;
+    cuptiActivityPopExternalCorrelationId(kNodeKind, &last);
+  }
+}
+
+void CuptiTracer::driver_call(std::uint32_t correlation) {
+  if (!running_.load(std::memory_order_relaxed)) return;
+  std::lock_guard lock(launch_mutex_);
+  launches_.push_back(ExternalCorrelationRecord{tls_nodes.back(), correlation,
+                                                static_cast<std::uint32_t>(kNodeKind)});
+}
+
+void CuptiTracer::write_launch_map_locked() {
+  std::vector<ExternalCorrelationRecord> batch;
+  {
+    std::lock_guard lock(launch_mutex_);
+    batch.swap(launches_);
+  }
+  for (const auto& r : batch) writer_.write(RecordType::ExternalCorrelation, r);
 }
 
 void CuptiTracer::iteration(std::uint64_t index) {
@@ -338,6 +388,7 @@ void CuptiTracer::write_stats_locked() {
   s.pushes = pushes_.load();
   s.enabled_kinds = enabled_kinds_;
   s.flags = (initialized_ ? 1u : 0u) | (stop_flushed_ ? 2u : 0u);
+  s.attribution = use_callbacks_ && use_external_ ? 2u : use_external_ ? 1u : 0u;
   writer_.write(RecordType::Stats, s);
 }
 

@@ -6,11 +6,18 @@
 //
 // Environment: NOVA_TRACE_OUT (the file; nothing is written without it), NOVA_TRACE_AUTOSTART
 // (default 1: record from initialisation; 0: wait for nova_tracer_start()), NOVA_TRACE_API
-// ("runtime", "driver" or "runtime,driver": add API records), NOVA_TRACE_BUFFER_MB (default 4).
+// ("runtime", "driver" or "runtime,driver": add API records), NOVA_TRACE_BUFFER_MB (default 4),
+// NVTX_INJECTION64_PATH (set to our libcupti where unset), NOVA_TRACE_ATTRIBUTION:
+//   "callback" (default): a driver-API callback maps each call's correlation id to the node on top
+//                         of the calling thread's push/pop stack; needs no API activity records.
+//   "external": cuptiActivityPushExternalCorrelationId (CUSTOM0); CUPTI ties these records to API
+//               activity records, so it may need NOVA_TRACE_API=driver to produce any.
+//   "both".
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/trace/injection/trace_file_writer.h"
 
@@ -41,11 +48,14 @@ class CuptiTracer {
   void buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
   void buffer_completed(void* context, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
                         std::size_t valid);
+  // Driver-API callback, on entry to each call while recording.
+  void driver_call(std::uint32_t correlation);
 
  private:
   CuptiTracer() = default;
   void convert(const void* record);  // one CUPTI record; caller holds mutex_
   void write_stats_locked();
+  void write_launch_map_locked();
   bool set_kinds(bool enable);
 
   std::mutex mutex_;
@@ -57,11 +67,15 @@ class CuptiTracer {
   bool api_runtime_ = false, api_driver_ = false;
   std::size_t buffer_bytes_ = 4u << 20;
   std::uint64_t window_start_ = 0;
-  std::uint32_t enabled_kinds_ = 0;
+  std::uint64_t enabled_kinds_ = 0;
   bool stop_flushed_ = false;
   std::atomic<std::uint64_t> dropped_{0};
   std::uint64_t buffers_ = 0, unknown_ = 0, markers_ = 0;
   std::atomic<std::uint64_t> pushes_{0};
+  bool use_callbacks_ = true, use_external_ = false;
+  void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
+  std::mutex launch_mutex_;
+  std::vector<tracefmt::ExternalCorrelationRecord> launches_;  // from driver_call(), written at flush
 };
 
 }  // namespace nova::tracer

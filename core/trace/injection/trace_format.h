@@ -103,7 +103,8 @@ struct MemsetRecord {
   std::uint32_t graph_id;
 };
 
-// external_kind: CUpti_ExternalCorrelationKind; the tracer pushes graph node ids as CUSTOM0 (3).
+// external_kind: CUpti_ExternalCorrelationKind; graph node ids are CUSTOM0 (3), whether they came from
+// CUPTI's external correlation records or from the tracer's own driver-API launch callbacks.
 struct ExternalCorrelationRecord {
   std::uint64_t external_id;
   std::uint32_t correlation;
@@ -163,14 +164,16 @@ struct StatsRecord {
   std::uint64_t unknown_records;    // activity kinds the tracer did not convert
   std::uint64_t markers_seen;       // NVTX marker records that arrived
   std::uint64_t pushes;             // nova_tracer_push_node() calls
-  std::uint32_t enabled_kinds;      // bit i: CUpti_ActivityKind i was enabled
+  std::uint64_t enabled_kinds;      // bit i: CUpti_ActivityKind i was enabled (kinds < 64)
   std::uint32_t flags;              // bit 0: CUPTI initialised; bit 1: a stop flushed everything
+  std::uint32_t attribution;        // how node ids reached the trace: 0 launch callbacks, 1 CUPTI
+                                    // external correlation, 2 both
 };
 #pragma pack(pop)
 
 static_assert(sizeof(FileHeader) == 40);
 static_assert(sizeof(RecordHeader) == 8);
 static_assert(sizeof(KernelRecord) == 80);
-static_assert(sizeof(StatsRecord) == 56);
+static_assert(sizeof(StatsRecord) == 64);
 
 }  // namespace nova::tracefmt
