@@ -1,6 +1,7 @@
 // `nova profile MODEL.py [--iters N] [--out TRACE.json]`: traces the model on the GPU with CUPTI,
 // attributes each kernel to its graph node and prints the hot-op table. `--from-trace` reads a
 // recorded .novatrace instead (no GPU needed); `--overhead` measures the tracer's cost.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -37,12 +38,19 @@ ModelGraph load_graph(const std::string& path) {
 
 void print_overhead(const nlohmann::json& r) {
   auto line = [](const char* what, const nlohmann::json& m) {
-    std::cout << fmt::format("{:<34} untraced {:>9.1f} us/iter   traced {:>9.1f} us/iter   ratio {:.3f}\n", what,
-                             m.value("untraced_median_us", 0.0), m.value("traced_median_us", 0.0),
+    std::cout << fmt::format("{:<34} untraced {:>9.1f} us/iter   traced {:>9.1f} us/iter   ratio {:.3f}\n",
+                             what, m.value("untraced_median_us", 0.0), m.value("traced_median_us", 0.0),
                              m.value("ratio", 0.0));
   };
   line("nova tracer (CUPTI, node ids)", r["nova"]);
   line("torch.profiler (Kineto)", r["kineto"]);
+  const auto& inst = r["nova"].value("instrumented_us", nlohmann::json::array());
+  if (!inst.empty()) {
+    std::vector<double> v = inst.get<std::vector<double>>();
+    std::sort(v.begin(), v.end());
+    std::cout << fmt::format("(instrumented export, tracer not recording: {:.1f} us/iter)\n",
+                             v[v.size() / 2]);
+  }
 }
 
 void run(const ProfileCliOptions& o) {
@@ -85,7 +93,8 @@ void run(const ProfileCliOptions& o) {
     attribution = result.attribution;
     graph = result.graph;
   }
-  auto rows = HotOpRanking::rank(attribution, o.by == "group" ? HotOpRanking::By::Group : HotOpRanking::By::Node);
+  auto rows =
+      HotOpRanking::rank(attribution, o.by == "group" ? HotOpRanking::By::Group : HotOpRanking::By::Node);
   if (!o.out.empty()) ChromeTraceExport::write(o.out, *trace, attribution, graph);
   if (o.json) {
     nlohmann::json j = {{"total_gpu_us", attribution.total_gpu_ns / 1e3},
@@ -112,11 +121,11 @@ void run(const ProfileCliOptions& o) {
     return;
   }
   const TraceDevice* dev = trace->devices.empty() ? nullptr : &trace->devices.front();
-  std::cout << fmt::format("{}: {} kernels, {:.1f} us of GPU time over {} iterations; {:.1f}% attributed to graph "
-                           "nodes; NVTX markers: {}; dropped records: {}\n",
-                           dev ? dev->name : "GPU", trace->kernel_count(), attribution.total_gpu_ns / 1e3,
-                           attribution.iterations, attribution.attributed_fraction * 100, trace->markers.size(),
-                           trace->stats.dropped_records);
+  std::cout << fmt::format(
+      "{}: {} kernels, {:.1f} us of GPU time over {} iterations; {:.1f}% attributed to graph "
+      "nodes; NVTX markers: {}; dropped records: {}\n",
+      dev ? dev->name : "GPU", trace->kernel_count(), attribution.total_gpu_ns / 1e3, attribution.iterations,
+      attribution.attributed_fraction * 100, trace->markers.size(), trace->stats.dropped_records);
   if (result.event_ns > 0)
     std::cout << fmt::format("CUDA-event time of the traced iterations {:.1f} us; traced span {:.1f} us\n",
                              result.event_ns / 1e3, result.traced_span_ns / 1e3);
@@ -137,7 +146,8 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--trace", o->trace, "keep the raw .novatrace file here");
   cmd->add_option("--from-trace", o->from_trace, "read a recorded .novatrace instead of running the model");
   cmd->add_option("--graph", o->graph, "model graph JSON from intake (node names, costs, fusion groups)");
-  cmd->add_option("--by", o->by, "rank graph nodes or fusion groups")->check(CLI::IsMember({"node", "group"}));
+  cmd->add_option("--by", o->by, "rank graph nodes or fusion groups")
+      ->check(CLI::IsMember({"node", "group"}));
   cmd->add_option("--api", o->api, "also record API calls: runtime, driver or runtime,driver (costly)");
   cmd->add_option("--attribution", o->attribution,
                   "how kernels get their node: callback (driver-API launch callbacks), external (CUPTI "

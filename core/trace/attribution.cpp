@@ -38,7 +38,8 @@ void finish_row(OpStats& row, const Accumulator& acc, double total_ns, int itera
   std::vector<std::pair<double, std::uint32_t>> names;
   for (auto [name, ns] : acc.by_kernel_name) names.emplace_back(ns, name);
   std::sort(names.begin(), names.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  for (std::size_t i = 0; i < names.size() && i < 5; ++i) row.top_kernels.push_back(trace.names[names[i].second]);
+  for (std::size_t i = 0; i < names.size() && i < 5; ++i)
+    row.top_kernels.push_back(trace.names[names[i].second]);
 }
 
 void add(Accumulator& acc, const GpuActivity& a) {
@@ -75,7 +76,8 @@ const OpStats* AttributionResult::group(int id) const {
   return nullptr;
 }
 
-AttributionResult Attribution::compute(const Trace& trace, const ModelGraph& graph, const DeviceCeilings& ceilings) {
+AttributionResult Attribution::compute(const Trace& trace, const ModelGraph& graph,
+                                       const DeviceCeilings& ceilings) {
   AttributionResult r;
   r.ceilings = ceilings;
   r.iterations = traced_iterations(trace);

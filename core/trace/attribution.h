@@ -23,20 +23,20 @@ struct DeviceCeilings {
 struct OpStats {
   enum class Level { Node, Group, Unattributed };
   Level level = Level::Node;
-  int id = -1;            // node id or group id (-1 for Unattributed)
-  std::string name;       // "convolution" / "conv+epilogue #0: convolution, minimum, add, mul"
-  std::string op_class;   // node's op class, group's kind
-  std::vector<int> nodes;  // member node ids (a node: itself)
-  double gpu_ns = 0;      // total over the traced iterations
-  double share = 0;       // of all GPU time in the trace
-  int calls = 0;          // executions: traced iterations, or op spans where no iterations are marked
-  int launches = 0;       // distinct launch correlation ids
-  int kernels = 0;        // kernel records (copies and memsets not counted)
-  double flops = 0, bytes = 0;        // per call, from the graph's cost estimates
-  double achieved_bytes_per_s = 0;    // bytes * calls / gpu time (0 where bytes unknown)
+  int id = -1;                  // node id or group id (-1 for Unattributed)
+  std::string name;             // "convolution" / "conv+epilogue #0: convolution, minimum, add, mul"
+  std::string op_class;         // node's op class, group's kind
+  std::vector<int> nodes;       // member node ids (a node: itself)
+  double gpu_ns = 0;            // total over the traced iterations
+  double share = 0;             // of all GPU time in the trace
+  int calls = 0;                // executions: traced iterations, or op spans where no iterations are marked
+  int launches = 0;             // distinct launch correlation ids
+  int kernels = 0;              // kernel records (copies and memsets not counted)
+  double flops = 0, bytes = 0;  // per call, from the graph's cost estimates
+  double achieved_bytes_per_s = 0;  // bytes * calls / gpu time (0 where bytes unknown)
   double achieved_flops_per_s = 0;
-  double floor_ns = 0;                // per call: max(bytes / bandwidth, flops / peak)
-  double headroom = 0;                // (gpu time per call) / floor; 0 where the floor is unknown
+  double floor_ns = 0;                   // per call: max(bytes / bandwidth, flops / peak)
+  double headroom = 0;                   // (gpu time per call) / floor; 0 where the floor is unknown
   std::vector<std::string> top_kernels;  // kernel names by time, most first (at most 5)
 };
 
@@ -54,8 +54,8 @@ struct AttributionResult {
   OpStats unattributed;               // activity outside any pushed node
   std::vector<OpSpan> spans;          // sorted by start
   double total_gpu_ns = 0;
-  double attributed_fraction = 0;     // of GPU time
-  int iterations = 0;                 // traced iterations marked in the trace (0 if none)
+  double attributed_fraction = 0;  // of GPU time
+  int iterations = 0;              // traced iterations marked in the trace (0 if none)
   DeviceCeilings ceilings;
 
   const OpStats* node(int id) const;

@@ -13,9 +13,12 @@ using nlohmann::json;
 
 const char* category(ActivityKind k) {
   switch (k) {
-    case ActivityKind::Kernel: return "kernel";
-    case ActivityKind::Memcpy: return "memcpy";
-    case ActivityKind::Memset: return "memset";
+    case ActivityKind::Kernel:
+      return "kernel";
+    case ActivityKind::Memcpy:
+      return "memcpy";
+    case ActivityKind::Memset:
+      return "memset";
   }
   return "gpu";
 }
@@ -27,7 +30,8 @@ std::string node_label(const ModelGraph& graph, int id) {
 
 }  // namespace
 
-json ChromeTraceExport::to_json(const Trace& trace, const AttributionResult& attribution, const ModelGraph& graph) {
+json ChromeTraceExport::to_json(const Trace& trace, const AttributionResult& attribution,
+                                const ModelGraph& graph) {
   json events = json::array();
   const double t0 = static_cast<double>(trace.begin_ns());
   auto us = [&](std::uint64_t ns) { return (static_cast<double>(ns) - t0) / 1e3; };
@@ -84,16 +88,25 @@ json ChromeTraceExport::to_json(const Trace& trace, const AttributionResult& att
                       {"ph", "M"},
                       {"pid", d},
                       {"args", {{"name", fmt::format("GPU {}{}", d, dev ? " " + dev->name : "")}}}});
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", d}, {"tid", kOpsThread},
-                      {"args", {{"name", "ops"}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", d}, {"tid", kOpsThread},
+    events.push_back(
+        {{"name", "thread_name"}, {"ph", "M"}, {"pid", d}, {"tid", kOpsThread}, {"args", {{"name", "ops"}}}});
+    events.push_back({{"name", "thread_sort_index"},
+                      {"ph", "M"},
+                      {"pid", d},
+                      {"tid", kOpsThread},
                       {"args", {{"sort_index", -1}}}});
   }
   if (!trace.markers.empty())
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", first_device}, {"tid", kNvtxThread},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", first_device},
+                      {"tid", kNvtxThread},
                       {"args", {{"name", "NVTX"}}}});
   for (auto [d, s] : streams)
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", d}, {"tid", s},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", d},
+                      {"tid", s},
                       {"args", {{"name", fmt::format("stream {}", s)}}}});
 
   return {{"traceEvents", std::move(events)},

@@ -15,10 +15,11 @@ namespace nova {
 
 class ChromeTraceExport {
  public:
-  static nlohmann::json to_json(const Trace& trace, const AttributionResult& attribution, const ModelGraph& graph);
+  static nlohmann::json to_json(const Trace& trace, const AttributionResult& attribution,
+                                const ModelGraph& graph);
   // Writes atomically (temp file + rename). Throws std::runtime_error naming the file on failure.
-  static void write(const std::filesystem::path& path, const Trace& trace, const AttributionResult& attribution,
-                    const ModelGraph& graph);
+  static void write(const std::filesystem::path& path, const Trace& trace,
+                    const AttributionResult& attribution, const ModelGraph& graph);
   static constexpr int kOpsThread = 1'000'000;  // tid of the op row (stream ids stay below it)
   static constexpr int kNvtxThread = 1'000'001;
 };

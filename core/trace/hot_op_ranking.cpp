@@ -37,8 +37,9 @@ std::vector<OpStats> HotOpRanking::rank(const AttributionResult& result, By by, 
 }
 
 std::string HotOpRanking::to_text(const std::vector<OpStats>& rows, std::size_t max_rows) {
-  std::string out = fmt::format("{:>3}  {:>6}  {:>10}  {:>5}  {:>7}  {:>11}  {:>12}  {:>8}  {}\n", "#", "share",
-                                "us/call", "calls", "kernels", "bandwidth", "FLOP rate", "headroom", "op");
+  std::string out =
+      fmt::format("{:>3}  {:>6}  {:>10}  {:>5}  {:>7}  {:>11}  {:>12}  {:>8}  {}\n", "#", "share", "us/call",
+                  "calls", "kernels", "bandwidth", "FLOP rate", "headroom", "op");
   for (std::size_t i = 0; i < rows.size() && i < max_rows; ++i) {
     const auto& r = rows[i];
     double per_call_us = r.calls > 0 ? r.gpu_ns / r.calls / 1e3 : r.gpu_ns / 1e3;

@@ -1,9 +1,9 @@
 #include "core/trace/profile_runner.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -60,7 +60,8 @@ nlohmann::json ProfileRunner::run_worker(const nlohmann::json& args, bool inject
   env["PYTHONUNBUFFERED"] = "1";
   if (inject) {
     fs::path lib = tracer_library();
-    if (!fs::exists(lib)) throw std::runtime_error(fmt::format("the tracer library {} is missing", lib.string()));
+    if (!fs::exists(lib))
+      throw std::runtime_error(fmt::format("the tracer library {} is missing", lib.string()));
     env["CUDA_INJECTION64_PATH"] = lib.string();
     env["NOVA_TRACER_LIB"] = lib.string();
     env["NOVA_TRACE_OUT"] = trace_file.string();
@@ -68,9 +69,9 @@ nlohmann::json ProfileRunner::run_worker(const nlohmann::json& args, bool inject
     if (!options_.api_records.empty()) env["NOVA_TRACE_API"] = options_.api_records;
     env["NOVA_TRACE_ATTRIBUTION"] = options_.attribution;
   }
-  auto result = ChildProcess::run({options_.python, "-c", "from nova_worker.profile import main; main()"}, env,
-                                  std::chrono::duration_cast<std::chrono::milliseconds>(options_.timeout),
-                                  args.dump());
+  auto result =
+      ChildProcess::run({options_.python, "-c", "from nova_worker.profile import main; main()"}, env,
+                        std::chrono::duration_cast<std::chrono::milliseconds>(options_.timeout), args.dump());
   if (log) *log = result.err;
   if (result.timed_out)
     throw std::runtime_error(fmt::format("the profiling worker ran past {} s", options_.timeout.count()));
@@ -84,9 +85,9 @@ nlohmann::json ProfileRunner::run_worker(const nlohmann::json& args, bool inject
     pos = nl == std::string::npos ? result.out.size() : nl + 1;
   }
   if (last.rfind("NOVA_RESULT ", 0) == 0) return nlohmann::json::parse(last.substr(12));
-  std::string message = last.empty() ? fmt::format("the profiling worker ended ({}) without a result",
-                                                   result.status.describe())
-                                     : nlohmann::json::parse(last.substr(11)).value("message", "unknown error");
+  std::string message =
+      last.empty() ? fmt::format("the profiling worker ended ({}) without a result", result.status.describe())
+                   : nlohmann::json::parse(last.substr(11)).value("message", "unknown error");
   std::string tail = result.err.size() > 2000 ? result.err.substr(result.err.size() - 2000) : result.err;
   throw std::runtime_error(fmt::format("profiling failed: {}\n{}", message, tail));
 }
@@ -100,12 +101,9 @@ ProfileResult ProfileRunner::run() {
                      : options_.trace_file;
   std::error_code ec;
   fs::remove(r.trace_file, ec);
-  nlohmann::json args = {{"mode", "profile"},
-                         {"model", fs::absolute(options_.model).string()},
-                         {"iters", options_.iters},
-                         {"warmup", options_.warmup},
-                         {"nvtx", options_.nvtx},
-                         {"use_cuda_graph", options_.use_cuda_graph}};
+  nlohmann::json args = {{"mode", "profile"},       {"model", fs::absolute(options_.model).string()},
+                         {"iters", options_.iters}, {"warmup", options_.warmup},
+                         {"nvtx", options_.nvtx},   {"use_cuda_graph", options_.use_cuda_graph}};
   r.worker = run_worker(args, true, r.trace_file, &r.log);
   if (!r.worker.value("tracer_active", false))
     throw std::runtime_error(

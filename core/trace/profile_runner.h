@@ -22,21 +22,21 @@ struct ProfileOptions {
   int iters = 20;
   int warmup = 5;
   bool use_cuda_graph = false;
-  bool nvtx = false;  // also push an NVTX range per node (MARKER records, where NVTX reaches CUPTI)
-  std::string api_records;       // "", "runtime", "driver", "runtime,driver" (costly: off by default)
+  bool nvtx = false;        // also push an NVTX range per node (MARKER records, where NVTX reaches CUPTI)
+  std::string api_records;  // "", "runtime", "driver", "runtime,driver" (costly: off by default)
   std::string attribution = "callback";  // how node ids reach the trace: callback, external or both
-  std::filesystem::path trace_file;  // where the tracer writes; default: a temp file
-  std::string python;            // worker interpreter; default: Settings
+  std::filesystem::path trace_file;      // where the tracer writes; default: a temp file
+  std::string python;                    // worker interpreter; default: Settings
   std::chrono::seconds timeout{600};
-  ModelGraph graph;              // from intake, for names and costs; empty: the worker's node list
+  ModelGraph graph;  // from intake, for names and costs; empty: the worker's node list
   DeviceCeilings ceilings;
 };
 
 struct ProfileResult {
   std::shared_ptr<const Trace> trace;
   AttributionResult attribution;
-  ModelGraph graph;           // the one attributed against
-  nlohmann::json worker;      // what the worker reported (event time, node list, device, ...)
+  ModelGraph graph;       // the one attributed against
+  nlohmann::json worker;  // what the worker reported (event time, node list, device, ...)
   std::filesystem::path trace_file;
   double event_ns = 0;        // CUDA-event time of the traced iterations (one block)
   double traced_span_ns = 0;  // first start to last end of the attributed activities

@@ -21,7 +21,8 @@ TimelineItem TimelineItem::make(std::uint64_t start, std::uint64_t end, std::uin
                                 std::uint32_t name, ActivityKind kind) {
   TimelineItem it;
   it.start = start;
-  it.duration = static_cast<std::uint32_t>(std::min<std::uint64_t>(end > start ? end - start : 0, UINT32_MAX));
+  it.duration =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(end > start ? end - start : 0, UINT32_MAX));
   it.ref = ref;
   it.node = node;
   it.name = name;
@@ -49,8 +50,8 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, const Attributi
         const GraphNode* n = graph.node(s.node);
         names_.push_back(n ? fmt::format("{} [{}]", n->op, s.node) : fmt::format("node {}", s.node));
       }
-      ops.items.push_back(
-          TimelineItem::make(s.start, s.end, static_cast<std::uint32_t>(i), s.node, it->second, ActivityKind::Kernel));
+      ops.items.push_back(TimelineItem::make(s.start, s.end, static_cast<std::uint32_t>(i), s.node,
+                                             it->second, ActivityKind::Kernel));
     }
     add_row(std::move(ops));
   }
@@ -60,7 +61,8 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, const Attributi
     const auto& a = t.activities[i];
     auto& row = streams[{a.device, a.stream}];
     int node = i < attribution.node_of_activity.size() ? attribution.node_of_activity[i] : -1;
-    row.items.push_back(TimelineItem::make(a.start, a.end, static_cast<std::uint32_t>(i), node, a.name, a.kind));
+    row.items.push_back(
+        TimelineItem::make(a.start, a.end, static_cast<std::uint32_t>(i), node, a.name, a.kind));
   }
   for (auto& [key, row] : streams) {
     row.kind = TimelineRow::Kind::Stream;
@@ -77,8 +79,9 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, const Attributi
     for (std::size_t i = 0; i < t.markers.size(); ++i) {
       const auto& m = t.markers[i];
       names_.push_back(m.name);
-      nvtx.items.push_back(TimelineItem::make(m.start, std::max(m.end, m.start + 1), static_cast<std::uint32_t>(i), -1,
-                                              static_cast<std::uint32_t>(names_.size() - 1), ActivityKind::Kernel));
+      nvtx.items.push_back(
+          TimelineItem::make(m.start, std::max(m.end, m.start + 1), static_cast<std::uint32_t>(i), -1,
+                             static_cast<std::uint32_t>(names_.size() - 1), ActivityKind::Kernel));
     }
     add_row(std::move(nvtx));
   }
@@ -185,7 +188,8 @@ std::vector<std::pair<std::size_t, std::size_t>> TimelineModel::find(const std::
   if (text.empty()) return hits;
   std::string needle = lower(text);
   std::vector<char> match(names_.size());
-  for (std::size_t i = 0; i < names_.size(); ++i) match[i] = lower(names_[i]).find(needle) != std::string::npos;
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    match[i] = lower(names_[i]).find(needle) != std::string::npos;
   for (std::size_t r = 0; r < rows_.size(); ++r)
     for (std::size_t i = 0; i < rows_[r].items.size(); ++i)
       if (match[rows_[r].items[i].name]) hits.emplace_back(r, i);

@@ -27,8 +27,8 @@ struct TimelineItem {
   std::uint32_t kind_bits : 8 = 0;
   std::uint64_t end() const { return start + duration; }
   ActivityKind kind() const { return static_cast<ActivityKind>(kind_bits); }
-  static TimelineItem make(std::uint64_t start, std::uint64_t end, std::uint32_t ref, int node, std::uint32_t name,
-                           ActivityKind kind);
+  static TimelineItem make(std::uint64_t start, std::uint64_t end, std::uint32_t ref, int node,
+                           std::uint32_t name, ActivityKind kind);
 };
 static_assert(sizeof(TimelineItem) == 24);
 
@@ -37,13 +37,13 @@ struct TimelineRow {
   Kind kind = Kind::Stream;
   std::string label;
   std::uint32_t device = 0, stream = 0;
-  std::vector<TimelineItem> items;    // sorted by start
+  std::vector<TimelineItem> items;     // sorted by start
   std::vector<std::uint64_t> max_end;  // max_end[i] = max(items[0..i].end)
 };
 
 // What one pixel column range of a row shows: one item, or a run of `count` folded items.
 struct PixelItem {
-  int x0 = 0, x1 = 0;      // pixels [x0, x1), x1 > x0
+  int x0 = 0, x1 = 0;       // pixels [x0, x1), x1 > x0
   std::uint32_t first = 0;  // item index of the first item drawn here
   std::uint32_t count = 1;  // items folded into this pixel range
 };
@@ -51,7 +51,8 @@ struct PixelItem {
 class TimelineModel {
  public:
   TimelineModel() = default;
-  TimelineModel(std::shared_ptr<const Trace> trace, const AttributionResult& attribution, const ModelGraph& graph);
+  TimelineModel(std::shared_ptr<const Trace> trace, const AttributionResult& attribution,
+                const ModelGraph& graph);
 
   const std::vector<TimelineRow>& rows() const { return rows_; }
   const std::string& name(std::uint32_t i) const { return names_[i]; }
@@ -63,7 +64,8 @@ class TimelineModel {
   // Items of `row` overlapping [t0, t1): indices [first, last).
   std::pair<std::size_t, std::size_t> visible(std::size_t row, std::uint64_t t0, std::uint64_t t1) const;
   // The items of [t0, t1) drawn into `width` pixels: at most one PixelItem per pixel, in order.
-  std::vector<PixelItem> reduce_per_pixel(std::size_t row, std::uint64_t t0, std::uint64_t t1, int width) const;
+  std::vector<PixelItem> reduce_per_pixel(std::size_t row, std::uint64_t t0, std::uint64_t t1,
+                                          int width) const;
   // The item under time t (within `slack` ns), preferring the shortest; -1 if none.
   long item_at(std::size_t row, std::uint64_t t, std::uint64_t slack = 0) const;
   // Every item of the whole trace whose name contains `text` (case-insensitive), in time order.

@@ -19,8 +19,9 @@ const TraceDevice* Trace::device(std::uint32_t id) const {
 }
 
 std::size_t Trace::kernel_count() const {
-  return static_cast<std::size_t>(std::count_if(activities.begin(), activities.end(),
-                                                 [](const GpuActivity& a) { return a.kind == ActivityKind::Kernel; }));
+  return static_cast<std::size_t>(
+      std::count_if(activities.begin(), activities.end(),
+                    [](const GpuActivity& a) { return a.kind == ActivityKind::Kernel; }));
 }
 
 long Trace::node_of(std::uint32_t correlation) const {

@@ -80,7 +80,7 @@ struct Trace {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> node_of_correlation;
   std::vector<TraceMarker> markers;
   std::vector<HostSpan> api_calls, synchronizations, overheads;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;  // start/stop spans
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;     // start/stop spans
   std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations;  // (host time, index)
   TraceStats stats;
   std::vector<std::string> warnings;  // plain sentences: dropped records, truncated file, ...

@@ -1,8 +1,8 @@
 #include "core/trace/trace_reader.h"
 
+#include <cxxabi.h>
 #include <algorithm>
 #include <cstring>
-#include <cxxabi.h>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -24,17 +24,28 @@ constexpr std::uint32_t kKindConcurrentKernel = 10;
 
 const char* copy_kind_name(std::uint8_t k) {
   switch (k) {
-    case 1: return "HtoD";
-    case 2: return "DtoH";
-    case 3: return "HtoA";
-    case 4: return "AtoH";
-    case 5: return "AtoA";
-    case 6: return "AtoD";
-    case 7: return "DtoA";
-    case 8: return "DtoD";
-    case 9: return "HtoH";
-    case 10: return "PtoP";
-    default: return "?";
+    case 1:
+      return "HtoD";
+    case 2:
+      return "DtoH";
+    case 3:
+      return "HtoA";
+    case 4:
+      return "AtoH";
+    case 5:
+      return "AtoA";
+    case 6:
+      return "AtoD";
+    case 7:
+      return "DtoA";
+    case 8:
+      return "DtoD";
+    case 9:
+      return "HtoH";
+    case 10:
+      return "PtoP";
+    default:
+      return "?";
   }
 }
 
@@ -45,12 +56,27 @@ T load(const char* p) {
   return v;
 }
 
+// The fields copies and memsets share.
+template <typename Record>
+GpuActivity transfer(const Record& m, ActivityKind kind) {
+  GpuActivity a;
+  a.kind = kind;
+  a.start = m.start;
+  a.end = m.end;
+  a.bytes = m.bytes;
+  a.device = m.device;
+  a.stream = m.stream;
+  a.correlation = m.correlation;
+  a.graph_id = m.graph_id;
+  return a;
+}
+
 // Activity names deduplicated into Trace::names, from file string ids or literal texts.
 class NameTable {
  public:
   explicit NameTable(Trace& t) : trace_(t) {}
-  std::uint32_t of_string(std::uint32_t file_id, const std::unordered_map<std::uint32_t, std::string>& strings,
-                          bool demangle) {
+  std::uint32_t of_string(std::uint32_t file_id,
+                          const std::unordered_map<std::uint32_t, std::string>& strings, bool demangle) {
     auto it = by_file_id_.find(file_id);
     if (it != by_file_id_.end()) return it->second;
     auto s = strings.find(file_id);
@@ -101,8 +127,8 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
     throw std::runtime_error(fmt::format("{} is not a .novatrace file (bad magic)", what));
   auto header = load<FileHeader>(head);
   if (header.version > kVersion)
-    throw std::runtime_error(
-        fmt::format("{} has trace format version {}; this build reads up to {}", what, header.version, kVersion));
+    throw std::runtime_error(fmt::format("{} has trace format version {}; this build reads up to {}", what,
+                                         header.version, kVersion));
   t.format_version = header.version;
   t.pid = header.pid;
   t.cupti_version = header.cupti_version;
@@ -125,7 +151,8 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
     in.read(rh_bytes, sizeof rh_bytes);
     if (in.gcount() == 0) break;
     if (in.gcount() < static_cast<std::streamsize>(sizeof rh_bytes)) {
-      t.warnings.push_back(fmt::format("{} ends inside a record header: the tracer did not finish writing", what));
+      t.warnings.push_back(
+          fmt::format("{} ends inside a record header: the tracer did not finish writing", what));
       break;
     }
     auto rh = load<RecordHeader>(rh_bytes);
@@ -184,15 +211,7 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
       case RecordType::Memcpy: {
         if (!fits(sizeof(MemcpyRecord))) break;
         auto m = load<MemcpyRecord>(p);
-        GpuActivity a;
-        a.kind = ActivityKind::Memcpy;
-        a.start = m.start;
-        a.end = m.end;
-        a.bytes = m.bytes;
-        a.device = m.device;
-        a.stream = m.stream;
-        a.correlation = m.correlation;
-        a.graph_id = m.graph_id;
+        GpuActivity a = transfer(m, ActivityKind::Memcpy);
         a.copy_kind = m.copy_kind;
         a.name = names.of_text(fmt::format("Memcpy {}", copy_kind_name(m.copy_kind)));
         t.activities.push_back(a);
@@ -200,16 +219,7 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
       }
       case RecordType::Memset: {
         if (!fits(sizeof(MemsetRecord))) break;
-        auto m = load<MemsetRecord>(p);
-        GpuActivity a;
-        a.kind = ActivityKind::Memset;
-        a.start = m.start;
-        a.end = m.end;
-        a.bytes = m.bytes;
-        a.device = m.device;
-        a.stream = m.stream;
-        a.correlation = m.correlation;
-        a.graph_id = m.graph_id;
+        GpuActivity a = transfer(load<MemsetRecord>(p), ActivityKind::Memset);
         a.name = names.of_text("Memset");
         t.activities.push_back(a);
         break;
@@ -308,9 +318,10 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
   else if (!t.stats.cupti_initialized)
     t.warnings.push_back(fmt::format("{}: CUPTI could not be initialised in the traced process", what));
   if (t.stats.dropped_records)
-    t.warnings.push_back(fmt::format("CUPTI dropped {} activity records: GPU time is undercounted",
-                                     t.stats.dropped_records));
-  if (t.stats.present && t.stats.cupti_initialized && !(t.stats.enabled_kinds & (1ull << kKindConcurrentKernel)))
+    t.warnings.push_back(
+        fmt::format("CUPTI dropped {} activity records: GPU time is undercounted", t.stats.dropped_records));
+  if (t.stats.present && t.stats.cupti_initialized &&
+      !(t.stats.enabled_kinds & (1ull << kKindConcurrentKernel)))
     t.warnings.push_back("kernel records were not enabled in the traced process");
   return t;
 }

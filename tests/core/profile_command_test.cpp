@@ -19,8 +19,9 @@ TEST(ProfileCommand, WithoutAGpuSaysSoAndExits3) {
   auto r = ChildProcess::run({test::nova_binary().string(), "profile", model.string(), "--iters", "5"},
                              ChildProcess::minimal_env(), std::chrono::seconds(60));
   EXPECT_EQ(r.status.code, 3) << r.out << r.err;
-  EXPECT_NE(r.err.find("no CUDA device: profiling needs a GPU (intake, generation and export work without one)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("no CUDA device: profiling needs a GPU (intake, generation and export work without one)"),
+      std::string::npos)
       << r.err;
 }
 
@@ -31,9 +32,10 @@ TEST(ProfileCommand, PrintsTheHotOpTableFromARecordedTrace) {
     std::ofstream g(dir / "seed.graph.json");
     g << nlohmann::json(test::seed_graph()).dump();
   }
-  auto r = ChildProcess::run({test::nova_binary().string(), "profile", "--from-trace", (dir / "seed.novatrace").string(),
-                              "--graph", (dir / "seed.graph.json").string(), "--out", (dir / "seed.json").string()},
-                             ChildProcess::minimal_env(), std::chrono::seconds(60));
+  auto r = ChildProcess::run(
+      {test::nova_binary().string(), "profile", "--from-trace", (dir / "seed.novatrace").string(), "--graph",
+       (dir / "seed.graph.json").string(), "--out", (dir / "seed.json").string()},
+      ChildProcess::minimal_env(), std::chrono::seconds(60));
   ASSERT_EQ(r.status.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("NVIDIA H200: 20 kernels"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("over 5 iterations"), std::string::npos) << r.out;
@@ -44,8 +46,9 @@ TEST(ProfileCommand, PrintsTheHotOpTableFromARecordedTrace) {
   EXPECT_LT(r.out.find("[2] minimum"), r.out.find("[4] mul"));
   EXPECT_TRUE(std::filesystem::exists(dir / "seed.json"));
 
-  auto bad = ChildProcess::run({test::nova_binary().string(), "profile", "--from-trace", "/nonexistent.novatrace"},
-                               ChildProcess::minimal_env(), std::chrono::seconds(60));
+  auto bad =
+      ChildProcess::run({test::nova_binary().string(), "profile", "--from-trace", "/nonexistent.novatrace"},
+                        ChildProcess::minimal_env(), std::chrono::seconds(60));
   EXPECT_EQ(bad.status.code, 2) << bad.err;
 }
 

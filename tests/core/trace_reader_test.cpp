@@ -33,7 +33,8 @@ TEST(TraceReader, DecodesEveryRecordOfASyntheticTrace) {
   EXPECT_DOUBLE_EQ(t.devices[0].memory_bandwidth_bytes_per_s, 4.8e12);
   ASSERT_EQ(t.activities.size(), 3u * 5u);
   EXPECT_EQ(t.kernel_count(), 12u);
-  for (std::size_t i = 1; i < t.activities.size(); ++i) EXPECT_LE(t.activities[i - 1].start, t.activities[i].start);
+  for (std::size_t i = 1; i < t.activities.size(); ++i)
+    EXPECT_LE(t.activities[i - 1].start, t.activities[i].start);
   const auto& copy = t.activities[0];
   EXPECT_EQ(copy.kind, ActivityKind::Memcpy);
   EXPECT_EQ(t.names[copy.name], "Memcpy HtoD");
@@ -47,7 +48,8 @@ TEST(TraceReader, DecodesEveryRecordOfASyntheticTrace) {
   EXPECT_EQ(conv.static_shared, 1024);
   EXPECT_EQ(conv.stream, 7u);
   // Demangled: the template arguments are spelled out.
-  EXPECT_EQ(t.names[conv.name].rfind("void implicit_convolve_sgemm<float, float, 128", 0), 0u) << t.names[conv.name];
+  EXPECT_EQ(t.names[conv.name].rfind("void implicit_convolve_sgemm<float, float, 128", 0), 0u)
+      << t.names[conv.name];
   EXPECT_EQ(t.node_of_correlation.size(), 12u);
   EXPECT_EQ(t.node_of(conv.correlation), 0);
   EXPECT_EQ(t.node_of(copy.correlation), -1);
@@ -131,7 +133,8 @@ TEST(TraceFixtures, RecordedTracesDecodeAndAttribute) {
       ModelGraph graph;
       auto graph_path = e.path();
       graph_path.replace_extension(".graph.json");
-      if (std::filesystem::exists(graph_path)) graph = nlohmann::json::parse(slurp(graph_path)).get<ModelGraph>();
+      if (std::filesystem::exists(graph_path))
+        graph = nlohmann::json::parse(slurp(graph_path)).get<ModelGraph>();
       AttributionResult a = Attribution::compute(t, graph);
       EXPECT_GT(a.attributed_fraction, 0.9);
       EXPECT_GT(a.iterations, 0);

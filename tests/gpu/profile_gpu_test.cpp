@@ -86,8 +86,8 @@ TEST(ProfileGpu, NvtxRangesPerNodeKeepAttributionAndReportWhetherMarkersArrive) 
   if (!have_gpu(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   ProfileResult r = profile(seed_model(), 10, "nvtx", true);
   EXPECT_GT(r.attribution.attributed_fraction, 0.95);
-  std::cout << "NVTX marker records that arrived: " << r.trace->stats.markers_seen << " (ranges paired: "
-            << r.trace->markers.size() << ")\n";
+  std::cout << "NVTX marker records that arrived: " << r.trace->stats.markers_seen
+            << " (ranges paired: " << r.trace->markers.size() << ")\n";
   RecordProperty("nvtx_markers", std::to_string(r.trace->stats.markers_seen));
   if (r.trace->stats.markers_seen > 0) EXPECT_GE(r.trace->markers.size(), 10u * 4u);
 }

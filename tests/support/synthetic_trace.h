@@ -21,9 +21,14 @@ struct SyntheticKernel {
 inline const std::vector<SyntheticKernel>& seed_kernels() {
   static const std::vector<SyntheticKernel> k = {
       {0, "_Z23implicit_convolve_sgemmIffLi128ELi5ELi5ELi3ELi3ELi3ELi1ELb0ELb0ELb1EEviiiPKT_iPT0_", 17700},
-      {2, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BinaryFunctorIfffNS0_11MinimumOpsEEEEEviT0_", 6100},
+      {2,
+       "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BinaryFunctorIfffNS0_11MinimumOpsEEEEEviT0_",
+       6100},
       {3, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEEEEviT0_", 12400},
-      {4, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13AUnaryFunctorIfffNS0_10MulFunctorIfEEEEEEviT0_", 3300},
+      {4,
+       "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13AUnaryFunctorIfffNS0_"
+       "10MulFunctorIfEEEEEEviT0_",
+       3300},
   };
   return k;
 }
@@ -32,8 +37,8 @@ inline ModelGraph seed_graph() {
   ModelGraph g;
   g.model_path = "conv2d_min_add_multiply.py";
   const char* ops[] = {"convolution", "clone", "minimum", "add", "mul"};
-  OpClass classes[] = {OpClass::Convolution, OpClass::DataMovement, OpClass::Elementwise, OpClass::Elementwise,
-                       OpClass::Elementwise};
+  OpClass classes[] = {OpClass::Convolution, OpClass::DataMovement, OpClass::Elementwise,
+                       OpClass::Elementwise, OpClass::Elementwise};
   double flops[] = {113246208, 0, 1843200, 1843200, 1843200};
   double bytes[] = {7971328, 8, 14745600, 14745664, 14745600};
   for (int i = 0; i < 5; ++i) {

@@ -58,7 +58,8 @@ TEST_F(HotOpViewTest, ModelPassesTheItemModelTester) {
   EXPECT_EQ(model.index(0, HotOpTableModel::PerCall).data().toString(), "17.70");
   EXPECT_EQ(model.index(0, HotOpTableModel::Calls).data().toInt(), 4);
   EXPECT_TRUE(model.index(0, HotOpTableModel::Headroom).data().toString().endsWith("x"));
-  EXPECT_TRUE(model.index(0, HotOpTableModel::Name).data(Qt::ToolTipRole).toString().contains("implicit_convolve"));
+  EXPECT_TRUE(
+      model.index(0, HotOpTableModel::Name).data(Qt::ToolTipRole).toString().contains("implicit_convolve"));
   EXPECT_EQ(model.rowOfNode(4), 3);
   model.setRows(HotOpRanking::rank(result_, HotOpRanking::By::Group));
   EXPECT_EQ(model.rowOfNode(4), 0);
@@ -132,7 +133,8 @@ TEST_F(HotOpViewTest, SelectionFollowsTheTimelineBothWays) {
   hot.table()->selectRow(3);  // mul
   EXPECT_EQ(timeline.selectedNode(), 4);
   QPixmap shot = window.grab();
-  ASSERT_TRUE(shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "hot_ops.png").string())));
+  ASSERT_TRUE(
+      shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "hot_ops.png").string())));
 }
 
 TEST(SharePalette, HotterSharesAreRedder) {

@@ -57,7 +57,8 @@ class TimelineViewTest : public ::testing::Test {
 TEST_F(TimelineViewTest, PaintsRowsAndSavesAScreenshot) {
   QImage shot = view_.grab().toImage();
   ASSERT_FALSE(shot.isNull());
-  ASSERT_TRUE(shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline.png").string())));
+  ASSERT_TRUE(
+      shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline.png").string())));
   ASSERT_EQ(view_.lastPaintedItems().size(), 3u);
   EXPECT_EQ(view_.lastPaintedItems()[0], 12);  // op row: 4 spans per iteration, all wide enough
   EXPECT_EQ(view_.lastPaintedItems()[1], 15);  // stream 7: 4 kernels + 1 copy per iteration
@@ -79,8 +80,8 @@ TEST_F(TimelineViewTest, KeysAndWheelZoomAndPan) {
   QTest::keyClick(&view_, Qt::Key_A);
   EXPECT_NEAR(view_.rangeStart(), t0, span * 1e-9);
   QPointF at(600, 60);
-  QWheelEvent wheel(at, view_.mapToGlobal(at), {}, {0, 120}, Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase,
-                    false);
+  QWheelEvent wheel(at, view_.mapToGlobal(at), {}, {0, 120}, Qt::NoButton, Qt::ControlModifier,
+                    Qt::NoScrollPhase, false);
   QApplication::sendEvent(&view_, &wheel);
   EXPECT_LT(view_.rangeEnd() - view_.rangeStart(), span * 0.9);
   QTest::keyClick(&view_, Qt::Key_F);  // fit all again
@@ -96,7 +97,8 @@ TEST_F(TimelineViewTest, ShiftDragSelectsARangeAndShowsItsDuration) {
   EXPECT_NEAR(view_.selectionDuration(), 400 * ns_per_px, ns_per_px);
   EXPECT_GE(spy.count(), 1);
   QImage shot = view_.grab().toImage();
-  shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline_selection.png").string()));
+  shot.save(
+      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline_selection.png").string()));
   QTest::keyClick(&view_, Qt::Key_F);  // fit the selection
   EXPECT_NEAR(view_.rangeEnd() - view_.rangeStart(), view_.selectionDuration(), 1.0);
   QTest::keyClick(&view_, Qt::Key_Escape);
@@ -156,7 +158,8 @@ TEST(TimelineViewLod, NeverDrawsMoreThanOneItemPerPixel) {
     for (int n : view.lastPaintedItems()) EXPECT_LE(n, view.plotWidth()) << "zoom " << zoom;
     view.fitAll();
   }
-  view.grab().save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline_100k.png").string()));
+  view.grab().save(
+      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline_100k.png").string()));
 }
 
 }  // namespace

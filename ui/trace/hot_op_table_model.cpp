@@ -38,7 +38,9 @@ int HotOpTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
 
-int HotOpTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int HotOpTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant HotOpTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
@@ -48,34 +50,56 @@ QVariant HotOpTableModel::data(const QModelIndex& index, int role) const {
   if (role == LevelRole) return static_cast<int>(r.level);
   if (role == SortRole) {
     switch (index.column()) {
-      case Rank: return index.row() + 1;
-      case Name: return QString::fromStdString(r.name);
-      case Share: return r.share;
-      case Total: return r.gpu_ns;
-      case PerCall: return per_call;
-      case Calls: return r.calls;
-      case Kernels: return r.kernels;
-      case Launches: return r.launches;
-      case Bandwidth: return r.achieved_bytes_per_s;
-      case FlopRate: return r.achieved_flops_per_s;
-      case Headroom: return r.headroom;
+      case Rank:
+        return index.row() + 1;
+      case Name:
+        return QString::fromStdString(r.name);
+      case Share:
+        return r.share;
+      case Total:
+        return r.gpu_ns;
+      case PerCall:
+        return per_call;
+      case Calls:
+        return r.calls;
+      case Kernels:
+        return r.kernels;
+      case Launches:
+        return r.launches;
+      case Bandwidth:
+        return r.achieved_bytes_per_s;
+      case FlopRate:
+        return r.achieved_flops_per_s;
+      case Headroom:
+        return r.headroom;
     }
   }
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
-      case Rank: return index.row() + 1;
+      case Rank:
+        return index.row() + 1;
       case Name:
-        return r.level == OpStats::Level::Node ? QString("[%1] %2").arg(r.id).arg(QString::fromStdString(r.name))
-                                               : QString::fromStdString(r.name);
-      case Share: return QString("%1%").arg(r.share * 100, 0, 'f', 1);
-      case Total: return us(r.gpu_ns);
-      case PerCall: return us(per_call);
-      case Calls: return r.calls;
-      case Kernels: return r.kernels;
-      case Launches: return r.launches;
-      case Bandwidth: return rate(r.achieved_bytes_per_s, "B/s");
-      case FlopRate: return rate(r.achieved_flops_per_s, "FLOP/s");
-      case Headroom: return r.headroom > 0 ? QString("%1x").arg(r.headroom, 0, 'f', 1) : QStringLiteral("–");
+        return r.level == OpStats::Level::Node
+                   ? QString("[%1] %2").arg(r.id).arg(QString::fromStdString(r.name))
+                   : QString::fromStdString(r.name);
+      case Share:
+        return QString("%1%").arg(r.share * 100, 0, 'f', 1);
+      case Total:
+        return us(r.gpu_ns);
+      case PerCall:
+        return us(per_call);
+      case Calls:
+        return r.calls;
+      case Kernels:
+        return r.kernels;
+      case Launches:
+        return r.launches;
+      case Bandwidth:
+        return rate(r.achieved_bytes_per_s, "B/s");
+      case FlopRate:
+        return rate(r.achieved_flops_per_s, "FLOP/s");
+      case Headroom:
+        return r.headroom > 0 ? QString("%1x").arg(r.headroom, 0, 'f', 1) : QStringLiteral("–");
     }
   }
   if (role == Qt::TextAlignmentRole && index.column() != Name)
@@ -97,17 +121,28 @@ QVariant HotOpTableModel::data(const QModelIndex& index, int role) const {
 QVariant HotOpTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Rank: return tr("#");
-    case Name: return tr("Op");
-    case Share: return tr("Time %");
-    case Total: return tr("Total (us)");
-    case PerCall: return tr("Per call (us)");
-    case Calls: return tr("Calls");
-    case Kernels: return tr("Kernels");
-    case Launches: return tr("Launches");
-    case Bandwidth: return tr("Bandwidth");
-    case FlopRate: return tr("FLOP rate");
-    case Headroom: return tr("Headroom");
+    case Rank:
+      return tr("#");
+    case Name:
+      return tr("Op");
+    case Share:
+      return tr("Time %");
+    case Total:
+      return tr("Total (us)");
+    case PerCall:
+      return tr("Per call (us)");
+    case Calls:
+      return tr("Calls");
+    case Kernels:
+      return tr("Kernels");
+    case Launches:
+      return tr("Launches");
+    case Bandwidth:
+      return tr("Bandwidth");
+    case FlopRate:
+      return tr("FLOP rate");
+    case Headroom:
+      return tr("Headroom");
   }
   return {};
 }

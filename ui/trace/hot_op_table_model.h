@@ -14,7 +14,20 @@ namespace nova::ui {
 class HotOpTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Rank, Name, Share, Total, PerCall, Calls, Kernels, Launches, Bandwidth, FlopRate, Headroom, ColumnCount };
+  enum Column {
+    Rank,
+    Name,
+    Share,
+    Total,
+    PerCall,
+    Calls,
+    Kernels,
+    Launches,
+    Bandwidth,
+    FlopRate,
+    Headroom,
+    ColumnCount
+  };
   static constexpr int SortRole = Qt::UserRole + 1;
   static constexpr int IdRole = Qt::UserRole + 2;     // node or group id (-1: outside graph nodes)
   static constexpr int LevelRole = Qt::UserRole + 3;  // OpStats::Level as int

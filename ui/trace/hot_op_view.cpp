@@ -85,7 +85,8 @@ void HotOpView::rerank() {
 QList<int> HotOpView::selectedIds() const {
   QList<int> ids;
   QModelIndexList rows = table_->selectionModel()->selectedRows();
-  std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+  std::sort(rows.begin(), rows.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
   for (const auto& r : rows) {
     const OpStats& op = model_->op(proxy_->mapToSource(r).row());
     if (op.level != OpStats::Level::Unattributed) ids.push_back(op.id);

@@ -63,7 +63,8 @@ void TimelineView::setRange(double t0, double t1) {
 void TimelineView::fitAll() {
   if (!model_ || model_->item_count() == 0) return setRange(0, 1000);
   double span = static_cast<double>(model_->end_ns() - model_->begin_ns());
-  setRange(static_cast<double>(model_->begin_ns()) - span * 0.01, static_cast<double>(model_->end_ns()) + span * 0.01);
+  setRange(static_cast<double>(model_->begin_ns()) - span * 0.01,
+           static_cast<double>(model_->end_ns()) + span * 0.01);
 }
 
 void TimelineView::zoom(double factor, double anchor) {
@@ -118,9 +119,7 @@ void TimelineView::selectNode(int node) {
   update();
 }
 
-double TimelineView::timeAt(int x) const {
-  return t0_ + (x - kLabelWidth) * (t1_ - t0_) / plotWidth();
-}
+double TimelineView::timeAt(int x) const { return t0_ + (x - kLabelWidth) * (t1_ - t0_) / plotWidth(); }
 
 int TimelineView::xOf(double t) const {
   return kLabelWidth + static_cast<int>(std::floor((t - t0_) / (t1_ - t0_) * plotWidth()));
@@ -146,25 +145,28 @@ QString TimelineView::tooltipFor(int row, long index) const {
   if (!model_ || row < 0 || index < 0) return {};
   const auto& r = model_->rows()[row];
   const auto& it = r.items[index];
-  QString text = QString("<b>%1</b><br>%2").arg(QString::fromStdString(model_->name(it.name)).toHtmlEscaped(),
-                                                 format_ns(static_cast<double>(it.duration)));
+  QString text = QString("<b>%1</b><br>%2")
+                     .arg(QString::fromStdString(model_->name(it.name)).toHtmlEscaped(),
+                          format_ns(static_cast<double>(it.duration)));
   if (it.node >= 0) text += QString("<br>graph node %1").arg(it.node);
   const Trace* trace = model_->trace();
   if (r.kind == TimelineRow::Kind::Stream && trace && it.ref < trace->activities.size()) {
     const auto& a = trace->activities[it.ref];
     if (a.kind == ActivityKind::Kernel)
-      text += QString("<br>grid (%1, %2, %3) block (%4, %5, %6)<br>%7 registers/thread, shared %8 B static + %9 B "
-                      "dynamic<br>correlation %10")
-                  .arg(a.grid[0])
-                  .arg(a.grid[1])
-                  .arg(a.grid[2])
-                  .arg(a.block[0])
-                  .arg(a.block[1])
-                  .arg(a.block[2])
-                  .arg(a.registers)
-                  .arg(a.static_shared)
-                  .arg(a.dynamic_shared)
-                  .arg(a.correlation);
+      text +=
+          QString(
+              "<br>grid (%1, %2, %3) block (%4, %5, %6)<br>%7 registers/thread, shared %8 B static + %9 B "
+              "dynamic<br>correlation %10")
+              .arg(a.grid[0])
+              .arg(a.grid[1])
+              .arg(a.grid[2])
+              .arg(a.block[0])
+              .arg(a.block[1])
+              .arg(a.block[2])
+              .arg(a.registers)
+              .arg(a.static_shared)
+              .arg(a.dynamic_shared)
+              .arg(a.correlation);
     else
       text += QString("<br>%1 bytes").arg(a.bytes);
   }
@@ -182,7 +184,8 @@ QColor TimelineView::colourOf(const TimelineItem& item) const {
 
 void TimelineView::ensureCache() {
   int w = plotWidth();
-  if (cache_t0_ == t0_ && cache_t1_ == t1_ && cache_width_ == w && model_ && cache_.size() == model_->rows().size())
+  if (cache_t0_ == t0_ && cache_t1_ == t1_ && cache_width_ == w && model_ &&
+      cache_.size() == model_->rows().size())
     return;
   cache_.assign(model_ ? model_->rows().size() : 0, {});
   if (model_) {
@@ -237,9 +240,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
       batches[c.rgb()].push_back(rc);
       if (selected_node_ >= -1 && it.node == selected_node_) highlighted.push_back(rc);
       if (rc.width() > 40 && px.count == 1)
-        labels.push_back({rc.adjusted(3, 0, -2, 0),
-                          fm.elidedText(QString::fromStdString(model_->name(it.name)), Qt::ElideRight,
-                                        rc.width() - 5)});
+        labels.push_back(
+            {rc.adjusted(3, 0, -2, 0),
+             fm.elidedText(QString::fromStdString(model_->name(it.name)), Qt::ElideRight, rc.width() - 5)});
     }
     painted_[r] = static_cast<int>(cache_[r].items.size());
   }
@@ -301,7 +304,8 @@ void TimelineView::wheelEvent(QWheelEvent* e) {
   } else if (e->modifiers() & Qt::ShiftModifier || e->angleDelta().x() != 0) {
     pan(-(e->angleDelta().x() ? e->angleDelta().x() / 120.0 : dy) * 0.1);
   } else if (model_) {
-    int max_scroll = std::max(0, static_cast<int>(model_->rows().size()) - (height() - kAxisHeight) / kRowHeight);
+    int max_scroll =
+        std::max(0, static_cast<int>(model_->rows().size()) - (height() - kAxisHeight) / kRowHeight);
     vscroll_ = std::clamp(vscroll_ - static_cast<int>(dy), 0, max_scroll);
     update();
   }
@@ -313,12 +317,24 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
   QPoint cursor = mapFromGlobal(QCursor::pos());
   double anchor = rect().contains(cursor) && cursor.x() > kLabelWidth ? timeAt(cursor.x()) : centre;
   switch (e->key()) {
-    case Qt::Key_W: zoom(0.8, anchor); break;
-    case Qt::Key_S: zoom(1.25, anchor); break;
-    case Qt::Key_A: pan(-0.1); break;
-    case Qt::Key_D: pan(0.1); break;
-    case Qt::Key_Period: nextHit(1); break;
-    case Qt::Key_Comma: nextHit(-1); break;
+    case Qt::Key_W:
+      zoom(0.8, anchor);
+      break;
+    case Qt::Key_S:
+      zoom(1.25, anchor);
+      break;
+    case Qt::Key_A:
+      pan(-0.1);
+      break;
+    case Qt::Key_D:
+      pan(0.1);
+      break;
+    case Qt::Key_Period:
+      nextHit(1);
+      break;
+    case Qt::Key_Comma:
+      nextHit(-1);
+      break;
     case Qt::Key_F:
       if (sel1_ > sel0_ && !(std::abs(t0_ - sel0_) < 1 && std::abs(t1_ - sel1_) < 1))
         setRange(sel0_, sel1_);
@@ -330,7 +346,9 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
       selected_node_ = -2;
       update();
       break;
-    default: QWidget::keyPressEvent(e); return;
+    default:
+      QWidget::keyPressEvent(e);
+      return;
   }
   e->accept();
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <cupti.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -19,9 +21,12 @@ constexpr CUpti_ExternalCorrelationKind kNodeKind = CUPTI_EXTERNAL_CORRELATION_K
 
 // What attribution and the timeline need; API records are added only on request.
 constexpr CUpti_ActivityKind kBaseKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_MARKER,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_MARKER,
     CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 
@@ -46,13 +51,29 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
   CuptiTracer::instance().buffer_completed(ctx, stream, buffer, size, valid);
 }
 
+// The fields copies and memsets share.
+template <typename Out, typename In>
+Out transfer(const In& m) {
+  Out r{};
+  r.start = m.start;
+  r.end = m.end;
+  r.bytes = m.bytes;
+  r.device = m.deviceId;
+  r.context = m.contextId;
+  r.stream = m.streamId;
+  r.correlation = m.correlationId;
+  r.graph_id = m.graphId;
+  return r;
+}
+
 void at_exit() { CuptiTracer::instance().finish(); }
 
 // The graph nodes the calling thread is inside (nova_tracer_push_node/pop_node).
 thread_local std::vector<std::uint64_t> tls_nodes;
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || tls_nodes.empty()) return;
+  if ((domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) || tls_nodes.empty())
+    return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   if (info->callbackSite == CUPTI_API_ENTER) CuptiTracer::instance().driver_call(info->correlationId);
 }
@@ -115,6 +136,22 @@ bool CuptiTracer::initialize() {
       use_callbacks_ = false;
     } else {
       subscriber_ = handle;
+      // Only the calls that put work on the GPU (launches, graph launches, copies, memsets), in both
+      // the runtime and the driver domain: whichever correlation id the activity record carries is
+      // then mapped, and the many other API calls of a framework cost nothing.
+      for (auto [domain, size] :
+           {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, static_cast<int>(CUPTI_RUNTIME_TRACE_CBID_SIZE)},
+            std::pair{CUPTI_CB_DOMAIN_DRIVER_API, static_cast<int>(CUPTI_DRIVER_TRACE_CBID_SIZE)}}) {
+        for (int cbid = 1; cbid < size; ++cbid) {
+          const char* name = nullptr;
+          if (cuptiGetCallbackName(domain, static_cast<CUpti_CallbackId>(cbid), &name) != CUPTI_SUCCESS ||
+              !name)
+            continue;
+          std::string_view n(name);
+          if (n.find("Launch") != n.npos || n.find("Memcpy") != n.npos || n.find("Memset") != n.npos)
+            launch_callbacks_.emplace_back(static_cast<int>(domain), cbid);
+        }
+      }
     }
   }
   initialized_ = true;
@@ -143,10 +180,15 @@ bool CuptiTracer::set_kinds(bool enable) {
   }
   if (subscriber_) {
     auto handle = static_cast<CUpti_SubscriberHandle>(subscriber_);
-    if (CUptiResult r = cuptiEnableDomain(enable ? 1 : 0, handle, CUPTI_CB_DOMAIN_DRIVER_API); r != CUPTI_SUCCESS) {
-      log("cuptiEnableDomain(DRIVER_API)", r);
-      all = false;
-    }
+    for (auto [domain, cbid] : launch_callbacks_)
+      if (CUptiResult r =
+              cuptiEnableCallback(enable ? 1 : 0, handle, static_cast<CUpti_CallbackDomain>(domain),
+                                  static_cast<CUpti_CallbackId>(cbid));
+          r != CUPTI_SUCCESS && enable) {
+        log("cuptiEnableCallback (launch callbacks)", r);
+        all = false;
+        break;
+      }
   }
   return all;
 }
@@ -211,8 +253,8 @@ void CuptiTracer::pop_node() {
 void CuptiTracer::driver_call(std::uint32_t correlation) {
   if (!running_.load(std::memory_order_relaxed)) return;
   std::lock_guard lock(launch_mutex_);
-  launches_.push_back(ExternalCorrelationRecord{tls_nodes.back(), correlation,
-                                                static_cast<std::uint32_t>(kNodeKind)});
+  launches_.push_back(
+      ExternalCorrelationRecord{tls_nodes.back(), correlation, static_cast<std::uint32_t>(kNodeKind)});
 }
 
 void CuptiTracer::write_launch_map_locked() {
@@ -281,33 +323,17 @@ void CuptiTracer::convert(const void* raw) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = static_cast<const CUpti_ActivityMemcpy6*>(raw);
-      MemcpyRecord r{};
-      r.start = m->start;
-      r.end = m->end;
-      r.bytes = m->bytes;
-      r.device = m->deviceId;
-      r.context = m->contextId;
-      r.stream = m->streamId;
-      r.correlation = m->correlationId;
+      auto r = transfer<MemcpyRecord>(*m);
       r.copy_kind = m->copyKind;
       r.src_kind = m->srcKind;
       r.dst_kind = m->dstKind;
-      r.graph_id = m->graphId;
       writer_.write(RecordType::Memcpy, r);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = static_cast<const CUpti_ActivityMemset4*>(raw);
-      MemsetRecord r{};
-      r.start = m->start;
-      r.end = m->end;
-      r.bytes = m->bytes;
-      r.device = m->deviceId;
-      r.context = m->contextId;
-      r.stream = m->streamId;
-      r.correlation = m->correlationId;
+      auto r = transfer<MemsetRecord>(*m);
       r.value = m->value;
-      r.graph_id = m->graphId;
       writer_.write(RecordType::Memset, r);
       break;
     }
@@ -338,8 +364,8 @@ void CuptiTracer::convert(const void* raw) {
       r.end = o->end;
       r.overhead_kind = static_cast<std::uint32_t>(o->overheadKind);
       r.object_kind = static_cast<std::uint32_t>(o->objectKind);
-      r.thread_or_device = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? o->objectId.pt.threadId
-                                                                           : o->objectId.dcs.deviceId;
+      r.thread_or_device =
+          o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? o->objectId.pt.threadId : o->objectId.dcs.deviceId;
       writer_.write(RecordType::Overhead, r);
       break;
     }

@@ -8,8 +8,9 @@
 // (default 1: record from initialisation; 0: wait for nova_tracer_start()), NOVA_TRACE_API
 // ("runtime", "driver" or "runtime,driver": add API records), NOVA_TRACE_BUFFER_MB (default 4),
 // NVTX_INJECTION64_PATH (set to our libcupti where unset), NOVA_TRACE_ATTRIBUTION:
-//   "callback" (default): a driver-API callback maps each call's correlation id to the node on top
-//                         of the calling thread's push/pop stack; needs no API activity records.
+//   "callback" (default): callbacks on the runtime and driver calls that launch work, copy or set
+//                         memory map each call's correlation id to the node on top of the calling
+//                         thread's push/pop stack; needs no API activity records.
 //   "external": cuptiActivityPushExternalCorrelationId (CUSTOM0); CUPTI ties these records to API
 //               activity records, so it may need NOVA_TRACE_API=driver to produce any.
 //   "both".
@@ -48,7 +49,7 @@ class CuptiTracer {
   void buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
   void buffer_completed(void* context, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
                         std::size_t valid);
-  // Driver-API callback, on entry to each call while recording.
+  // Launch callback (runtime or driver API), on entry to each call while recording.
   void driver_call(std::uint32_t correlation);
 
  private:
@@ -73,7 +74,8 @@ class CuptiTracer {
   std::uint64_t buffers_ = 0, unknown_ = 0, markers_ = 0;
   std::atomic<std::uint64_t> pushes_{0};
   bool use_callbacks_ = true, use_external_ = false;
-  void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
+  void* subscriber_ = nullptr;                         // CUpti_SubscriberHandle
+  std::vector<std::pair<int, int>> launch_callbacks_;  // (domain, cbid) of the GPU-work calls
   std::mutex launch_mutex_;
   std::vector<tracefmt::ExternalCorrelationRecord> launches_;  // from driver_call(), written at flush
 };

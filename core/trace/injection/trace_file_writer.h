@@ -33,10 +33,9 @@ class TraceFileWriter {
     h.header_size = sizeof(FileHeader);
     h.pid = pid;
     h.cupti_version = cupti_version;
-    h.created_unix_ns = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count());
+    h.created_unix_ns = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                       std::chrono::system_clock::now().time_since_epoch())
+                                                       .count());
     h.created_cupti_ns = cupti_now_ns;
     ok_ = std::fwrite(&h, sizeof h, 1, file_) == 1;
     return ok_;

@@ -25,7 +25,7 @@ struct FileHeader {
   std::uint32_t header_size;  // sizeof(FileHeader) of the writer: lets later versions grow it
   std::uint32_t pid;
   std::uint32_t cupti_version;
-  std::uint64_t created_unix_ns;  // wall clock when the tracer started
+  std::uint64_t created_unix_ns;   // wall clock when the tracer started
   std::uint64_t created_cupti_ns;  // cuptiGetTimestamp() at the same moment
 };
 

@@ -203,11 +203,13 @@ def profile(args, progress):
         wall = time.perf_counter() - t0
         lib.nova_tracer_stop()
         lib.nova_tracer_flush()
+        dropped = int(lib.nova_tracer_dropped())
+        lib.nova_tracer_finish()  # the file is complete now, whatever happens at interpreter exit
     return {
         "nodes": nodes, "instrumented": instrumented, "iters": iters, "warmup": warmup,
         "nvtx": nvtx, "use_cuda_graph": use_graph,
         "event_ms": start.elapsed_time(end), "wall_ms": wall * 1e3,
-        "dropped": int(lib.nova_tracer_dropped()), "tracer_active": bool(lib.nova_tracer_active()),
+        "dropped": dropped, "tracer_active": bool(lib.nova_tracer_active()),
         "device": torch.cuda.get_device_name(), "torch_version": torch.__version__,
     }
 
@@ -247,9 +249,11 @@ def overhead(args, progress):
             traced = lambda: gm(*tensors)
             _time_iters(eager, 20)
             _time_iters(traced, 20)
+            samples["instrumented_us"] = []  # the push/pop calls alone, tracer not recording
             for r in range(rounds):
                 progress(f"round {r + 1}/{rounds}", r / rounds)
                 samples["untraced_us"].append(_time_iters(eager, iters))
+                samples["instrumented_us"].append(_time_iters(traced, iters))
                 lib.nova_tracer_start()
                 samples["traced_us"].append(_time_iters(traced, iters))
                 lib.nova_tracer_stop()

@@ -11,12 +11,11 @@
 #include <random>
 
 #include <QApplication>
-#include <QTest>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "core/trace/attribution.h"
 #include "core/trace/injection/trace_file_writer.h"
@@ -95,7 +94,8 @@ int main(int argc, char** argv) {
     if (a == "--events") events = std::stol(argv[i + 1]);
     if (a == "--json") json_out = argv[i + 1];
   }
-  auto path = std::filesystem::temp_directory_path() / fmt::format("nova_timeline_bench_{}.novatrace", getpid());
+  auto path =
+      std::filesystem::temp_directory_path() / fmt::format("nova_timeline_bench_{}.novatrace", getpid());
   write_trace(path, events);
   QApplication app(argc, argv);
   double rss_before = peak_rss_mb();
@@ -124,7 +124,8 @@ int main(int argc, char** argv) {
   nlohmann::json zooms = nlohmann::json::array();
   std::vector<double> all;
   std::mt19937 rng(2);
-  const double begin = static_cast<double>(model->begin_ns()), span = static_cast<double>(model->end_ns()) - begin;
+  const double begin = static_cast<double>(model->begin_ns()),
+               span = static_cast<double>(model->end_ns()) - begin;
   bool lod_ok = true;
   for (double zoom : {1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6}) {
     std::vector<double> ms;
@@ -138,7 +139,8 @@ int main(int argc, char** argv) {
       for (int n : view.lastPaintedItems()) lod_ok = lod_ok && n <= view.plotWidth();
     }
     all.insert(all.end(), ms.begin(), ms.end());
-    zooms.push_back({{"visible_ns", span * zoom}, {"p50_ms", percentile(ms, 0.5)}, {"p95_ms", percentile(ms, 0.95)}});
+    zooms.push_back(
+        {{"visible_ns", span * zoom}, {"p50_ms", percentile(ms, 0.5)}, {"p95_ms", percentile(ms, 0.95)}});
     std::printf("zoom %-8g visible %12.0f ns   repaint p50 %6.2f ms  p95 %6.2f ms\n", zoom, span * zoom,
                 percentile(ms, 0.5), percentile(ms, 0.95));
   }
@@ -154,19 +156,21 @@ int main(int argc, char** argv) {
   std::printf("events %ld (timeline items %zu)\n", events, model->item_count());
   std::printf("open (read + attribute + model + first paint): %.3f s   [target <= 1.5 s] %s\n", open_s,
               open_s <= 1.5 ? "ok" : "MISSED");
-  std::printf("repaint p95 over all zooms: %.2f ms   [target <= 16 ms] %s\n", p95, p95 <= 16 ? "ok" : "MISSED");
+  std::printf("repaint p95 over all zooms: %.2f ms   [target <= 16 ms] %s\n", p95,
+              p95 <= 16 ? "ok" : "MISSED");
   std::printf("repaint of an unchanged range (hover) p95: %.2f ms\n", percentile(hover, 0.95));
   std::printf("peak RSS: %.1f MB (%.1f MB before opening)   [target <= 250 MB] %s\n", rss, rss_before,
               rss <= 250 ? "ok" : "MISSED");
   std::printf("at most one item per pixel: %s\n", lod_ok ? "yes" : "NO");
   if (!json_out.empty())
-    std::ofstream(json_out) << nlohmann::json{{"events", events},
-                                              {"open_s", open_s},
-                                              {"repaint_p95_ms", p95},
-                                              {"hover_p95_ms", percentile(hover, 0.95)},
-                                              {"peak_rss_mb", rss},
-                                              {"zooms", zooms},
-                                              {"one_item_per_pixel", lod_ok}}
-                                   .dump(2);
+    std::ofstream(json_out) << nlohmann::json{
+        {"events", events},
+        {"open_s", open_s},
+        {"repaint_p95_ms", p95},
+        {"hover_p95_ms", percentile(hover, 0.95)},
+        {"peak_rss_mb", rss},
+        {"zooms", zooms},
+        {"one_item_per_pixel",
+         lod_ok}}.dump(2);
   return ok ? 0 : 1;
 }
