@@ -54,7 +54,7 @@ TEST_F(HotOpViewTest, ModelPassesTheItemModelTester) {
   EXPECT_EQ(model.rowCount(), 5);
   EXPECT_EQ(model.columnCount(), HotOpTableModel::ColumnCount);
   EXPECT_EQ(model.index(0, HotOpTableModel::Name).data().toString(), "[0] convolution");
-  EXPECT_EQ(model.index(0, HotOpTableModel::Share).data().toString(), "42.6%");
+  EXPECT_EQ(model.index(0, HotOpTableModel::Share).data().toString().toStdString(), "42.7%");
   EXPECT_EQ(model.index(0, HotOpTableModel::PerCall).data().toString(), "17.70");
   EXPECT_EQ(model.index(0, HotOpTableModel::Calls).data().toInt(), 4);
   EXPECT_TRUE(model.index(0, HotOpTableModel::Headroom).data().toString().endsWith("x"));
@@ -104,16 +104,17 @@ TEST_F(HotOpViewTest, SendsTheSelectedNodesOrGroupsToTheGenerator) {
 }
 
 TEST_F(HotOpViewTest, SelectionFollowsTheTimelineBothWays) {
-  HotOpView hot;
+  // The splitter owns both views (it is destroyed last and deletes them).
+  QSplitter window(Qt::Vertical);
+  auto& timeline = *new TimelineView;
+  auto& hot = *new HotOpView;
+  window.addWidget(&timeline);
+  window.addWidget(&hot);
   hot.setAttribution(result_);
-  TimelineView timeline;
   timeline.setModel(std::make_shared<TimelineModel>(trace_, result_, graph_));
   QObject::connect(&timeline, &TimelineView::kernelClicked, &hot, &HotOpView::selectNode);
   QObject::connect(&hot, &HotOpView::nodeSelected, &timeline, &TimelineView::selectNode);
 
-  QSplitter window(Qt::Vertical);
-  window.addWidget(&timeline);
-  window.addWidget(&hot);
   window.resize(1100, 420);
   window.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
