@@ -49,8 +49,8 @@ json ChromeTraceExport::to_json(const Trace& trace, const AttributionResult& att
       args["grid"] = {a.grid[0], a.grid[1], a.grid[2]};
       args["block"] = {a.block[0], a.block[1], a.block[2]};
       args["registers per thread"] = a.registers;
-      args["static shared memory"] = a.static_shared;
-      args["dynamic shared memory"] = a.dynamic_shared;
+      args["static shared memory"] = a.shared.static_bytes;
+      args["dynamic shared memory"] = a.shared.dynamic_bytes;
     } else {
       args["bytes"] = a.bytes;
     }

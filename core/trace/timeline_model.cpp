@@ -57,6 +57,12 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, const Attributi
   }
 
   std::map<std::pair<std::uint32_t, std::uint32_t>, TimelineRow> streams;
+  {
+    // Exact sizes first: a million items must not be grown by doubling.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> counts;
+    for (const auto& a : t.activities) ++counts[{a.device, a.stream}];
+    for (auto [key, n] : counts) streams[key].items.reserve(n);
+  }
   for (std::size_t i = 0; i < t.activities.size(); ++i) {
     const auto& a = t.activities[i];
     auto& row = streams[{a.device, a.stream}];
@@ -88,8 +94,11 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, const Attributi
 }
 
 void TimelineModel::add_row(TimelineRow row) {
-  std::stable_sort(row.items.begin(), row.items.end(),
-                   [](const TimelineItem& a, const TimelineItem& b) { return a.start < b.start; });
+  auto earlier = [](const TimelineItem& a, const TimelineItem& b) {
+    return a.start < b.start || (a.start == b.start && a.ref < b.ref);
+  };
+  if (!std::is_sorted(row.items.begin(), row.items.end(), earlier))
+    std::sort(row.items.begin(), row.items.end(), earlier);
   row.max_end.resize(row.items.size());
   std::uint64_t m = 0;
   for (std::size_t i = 0; i < row.items.size(); ++i) {

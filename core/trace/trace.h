@@ -21,20 +21,27 @@ struct TraceDevice {
 
 enum class ActivityKind : std::uint8_t { Kernel, Memcpy, Memset };
 
-// One thing the GPU did: a kernel, a copy or a memset.
+// One thing the GPU did: a kernel, a copy or a memset. 64 bytes: a million-kernel trace is 64 MB.
 struct GpuActivity {
+  struct SharedMemory {
+    std::int32_t static_bytes, dynamic_bytes;
+  };
   std::uint64_t start = 0, end = 0;
-  std::uint64_t bytes = 0;  // memcpy/memset
-  std::uint32_t name = 0;   // index into Trace::names (kernels: demangled; copies: "Memcpy HtoD")
-  std::uint32_t device = 0, stream = 0, correlation = 0, graph_id = 0;
+  union {
+    std::uint64_t bytes = 0;  // memcpy/memset
+    SharedMemory shared;      // kernels
+  };
+  std::uint32_t name = 0;  // index into Trace::names (kernels: demangled; copies: "Memcpy HtoD")
+  std::uint32_t stream = 0, correlation = 0, graph_id = 0;
   std::int32_t grid[3] = {0, 0, 0};
-  std::int32_t block[3] = {0, 0, 0};
-  std::int32_t static_shared = 0, dynamic_shared = 0;
+  std::uint16_t block[3] = {0, 0, 0};  // a block has at most 1024 threads
   std::uint16_t registers = 0;
+  std::uint8_t device = 0;
   ActivityKind kind = ActivityKind::Kernel;
   std::uint8_t copy_kind = 0;  // CUpti_ActivityMemcpyKind
   std::uint64_t duration() const { return end > start ? end - start : 0; }
 };
+static_assert(sizeof(GpuActivity) == 64);
 
 // An NVTX range (start..end) or instant (start == end).
 struct TraceMarker {

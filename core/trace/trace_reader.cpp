@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -64,7 +65,7 @@ GpuActivity transfer(const Record& m, ActivityKind kind) {
   a.start = m.start;
   a.end = m.end;
   a.bytes = m.bytes;
-  a.device = m.device;
+  a.device = static_cast<std::uint8_t>(m.device);
   a.stream = m.stream;
   a.correlation = m.correlation;
   a.graph_id = m.graph_id;
@@ -96,6 +97,35 @@ class NameTable {
   std::unordered_map<std::uint32_t, std::uint32_t> by_file_id_;
   std::unordered_map<std::string, std::uint32_t> by_text_;
 };
+
+// Counts the records that fill the big vectors and reserves them, then rewinds: growing a vector of a
+// million activities by doubling would briefly hold one and a half copies of it.
+void reserve_exactly(std::istream& in, Trace& t) {
+  auto start = in.tellg();
+  if (start < 0) return;
+  std::size_t activities = 0, correlations = 0;
+  char rh_bytes[sizeof(RecordHeader)];
+  while (in.read(rh_bytes, sizeof rh_bytes)) {
+    auto rh = load<RecordHeader>(rh_bytes);
+    switch (static_cast<RecordType>(rh.type)) {
+      case RecordType::Kernel:
+      case RecordType::Memcpy:
+      case RecordType::Memset:
+        ++activities;
+        break;
+      case RecordType::ExternalCorrelation:
+        ++correlations;
+        break;
+      default:
+        break;
+    }
+    if (!in.ignore(rh.size)) break;  // through the buffer: seekg would refill it per record
+  }
+  in.clear();
+  in.seekg(start);
+  t.activities.reserve(activities);
+  t.node_of_correlation.reserve(correlations);
+}
 
 }  // namespace
 
@@ -145,6 +175,7 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
   };
 
   if (header.header_size > sizeof(FileHeader)) in.ignore(header.header_size - sizeof(FileHeader));
+  reserve_exactly(in, t);
   std::vector<char> payload(256);
   while (true) {
     char rh_bytes[sizeof(RecordHeader)];
@@ -196,15 +227,14 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
         a.start = k.start;
         a.end = k.end;
         a.name = names.of_string(k.name, strings, true);
-        a.device = k.device;
+        a.device = static_cast<std::uint8_t>(k.device);
         a.stream = k.stream;
         a.correlation = k.correlation;
         a.graph_id = k.graph_id;
         std::copy(std::begin(k.grid), std::end(k.grid), a.grid);
-        std::copy(std::begin(k.block), std::end(k.block), a.block);
+        for (int i = 0; i < 3; ++i) a.block[i] = static_cast<std::uint16_t>(k.block[i]);
         a.registers = k.registers_per_thread;
-        a.static_shared = k.static_shared_bytes;
-        a.dynamic_shared = k.dynamic_shared_bytes;
+        a.shared = {k.static_shared_bytes, k.dynamic_shared_bytes};
         t.activities.push_back(a);
         break;
       }
@@ -300,8 +330,13 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
   }
   for (auto& [id, m] : open_ranges) t.markers.push_back(std::move(m));  // never closed: an instant
 
-  std::stable_sort(t.activities.begin(), t.activities.end(),
-                   [](const GpuActivity& a, const GpuActivity& b) { return a.start < b.start; });
+  // In place (no merge buffer the size of half the trace), with ties broken so the order is the same
+  // on every read.
+  auto earlier = [](const GpuActivity& a, const GpuActivity& b) {
+    return std::tie(a.start, a.end, a.correlation) < std::tie(b.start, b.end, b.correlation);
+  };
+  if (!std::is_sorted(t.activities.begin(), t.activities.end(), earlier))
+    std::sort(t.activities.begin(), t.activities.end(), earlier);
   std::sort(t.markers.begin(), t.markers.end(),
             [](const TraceMarker& a, const TraceMarker& b) { return a.start < b.start; });
   std::sort(t.iterations.begin(), t.iterations.end());
@@ -310,8 +345,6 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
   t.node_of_correlation.erase(std::unique(t.node_of_correlation.begin(), t.node_of_correlation.end(),
                                           [](const auto& a, const auto& b) { return a.first == b.first; }),
                               t.node_of_correlation.end());
-  t.node_of_correlation.shrink_to_fit();
-  t.activities.shrink_to_fit();
 
   if (!t.stats.present)
     t.warnings.push_back(fmt::format("{} has no statistics record: the tracer never flushed", what));

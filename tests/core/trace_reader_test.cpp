@@ -45,7 +45,8 @@ TEST(TraceReader, DecodesEveryRecordOfASyntheticTrace) {
   EXPECT_EQ(conv.grid[0], 512);
   EXPECT_EQ(conv.block[0], 128);
   EXPECT_EQ(conv.registers, 32);
-  EXPECT_EQ(conv.static_shared, 1024);
+  EXPECT_EQ(conv.shared.static_bytes, 1024);
+  EXPECT_EQ(conv.shared.dynamic_bytes, 0);
   EXPECT_EQ(conv.stream, 7u);
   // Demangled: the template arguments are spelled out.
   EXPECT_EQ(t.names[conv.name].rfind("void implicit_convolve_sgemm<float, float, 128", 0), 0u)

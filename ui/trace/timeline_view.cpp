@@ -164,11 +164,11 @@ QString TimelineView::tooltipFor(int row, long index) const {
               .arg(a.block[1])
               .arg(a.block[2])
               .arg(a.registers)
-              .arg(a.static_shared)
-              .arg(a.dynamic_shared)
+              .arg(a.shared.static_bytes)
+              .arg(a.shared.dynamic_bytes)
               .arg(a.correlation);
     else
-      text += QString("<br>%1 bytes").arg(a.bytes);
+      text += QString("<br>%1 bytes").arg(static_cast<qulonglong>(a.bytes));
   }
   return text;
 }
