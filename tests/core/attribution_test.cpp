@@ -15,7 +15,9 @@ namespace {
 class AttributionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto dir = test::scratch_dir("attribution");
+    // One folder per test: CTest runs the tests of a fixture in parallel processes.
+    auto dir = test::scratch_dir(std::string("attribution_") +
+                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
     test::write_seed_trace(dir / "seed.novatrace", kIters);
     trace_ = TraceReader::read(dir / "seed.novatrace");
     graph_ = test::seed_graph();

@@ -29,7 +29,9 @@ namespace {
 class HotOpViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto dir = test::scratch_dir("hot_op_view");
+    // One folder per test: CTest runs the tests of a fixture in parallel processes.
+    auto dir = test::scratch_dir(std::string("hot_op_view_") +
+                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
     test::write_seed_trace(dir / "seed.novatrace", 4);
     trace_ = std::make_shared<Trace>(TraceReader::read(dir / "seed.novatrace"));
     graph_ = test::seed_graph();

@@ -25,7 +25,9 @@ struct Fixture {
 };
 
 Fixture seed_fixture(int iterations) {
-  auto dir = test::scratch_dir("timeline_view");
+  // One folder per test: CTest runs the tests of a fixture in parallel processes.
+  auto dir = test::scratch_dir(std::string("timeline_view_") +
+                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
   test::write_seed_trace(dir / "seed.novatrace", iterations);
   Fixture f;
   f.trace = std::make_shared<Trace>(TraceReader::read(dir / "seed.novatrace"));
