@@ -161,21 +161,20 @@ bool CuptiTracer::initialize() {
   return true;
 }
 
-bool CuptiTracer::set_kinds(bool enable) {
+std::uint64_t CuptiTracer::set_kinds(bool enable) {
   std::vector<CUpti_ActivityKind> kinds(std::begin(kBaseKinds), std::end(kBaseKinds));
   if (api_runtime_) kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
   if (api_driver_) kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
-  bool all = true;
+  std::uint64_t enabled = 0;
   for (auto k : kinds) {
     CUptiResult r = enable ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
     if (r == CUPTI_SUCCESS) {
-      if (enable && static_cast<unsigned>(k) < 64) enabled_kinds_ |= 1ull << static_cast<unsigned>(k);
+      if (enable && static_cast<unsigned>(k) < 64) enabled |= 1ull << static_cast<unsigned>(k);
     } else if (enable) {
       // A kind the driver does not offer (MARKER without NVTX, say) is noted, not fatal.
       char what[64];
       std::snprintf(what, sizeof what, "enabling activity kind %d", static_cast<int>(k));
       log(what, r);
-      all = false;
     }
   }
   if (subscriber_) {
@@ -186,26 +185,29 @@ bool CuptiTracer::set_kinds(bool enable) {
                                   static_cast<CUpti_CallbackId>(cbid));
           r != CUPTI_SUCCESS && enable) {
         log("cuptiEnableCallback (launch callbacks)", r);
-        all = false;
         break;
       }
   }
-  return all;
+  return enabled;
 }
 
+// CUPTI calls are made outside mutex_: a flush hands buffers back on the calling thread, and
+// buffer_completed() takes the mutex.
 void CuptiTracer::start() {
   if (!initialized_ || running_.exchange(true)) return;
+  std::uint64_t begin = now_ns();
+  std::uint64_t enabled = set_kinds(true);
   std::lock_guard lock(mutex_);
-  window_start_ = now_ns();
-  set_kinds(true);
+  window_start_ = begin;
+  enabled_kinds_ |= enabled;
 }
 
 void CuptiTracer::stop() {
   if (!initialized_ || !running_.exchange(false)) return;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::uint64_t end = now_ns();
-  std::lock_guard lock(mutex_);
   set_kinds(false);
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard lock(mutex_);
   write_launch_map_locked();
   writer_.write(RecordType::Window, WindowRecord{window_start_, end});
   stop_flushed_ = true;

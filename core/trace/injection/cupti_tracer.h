@@ -57,7 +57,7 @@ class CuptiTracer {
   void convert(const void* record);  // one CUPTI record; caller holds mutex_
   void write_stats_locked();
   void write_launch_map_locked();
-  bool set_kinds(bool enable);
+  std::uint64_t set_kinds(bool enable);  // the kinds it enabled, as a bitmask
 
   std::mutex mutex_;
   tracefmt::TraceFileWriter writer_;
