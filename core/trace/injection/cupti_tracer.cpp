@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include <cuda.h>
 #include <cupti.h>
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
@@ -90,6 +91,54 @@ void point_nvtx_at_cupti() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&cuptiGetTimestamp), &info) && info.dli_fname)
     setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+}
+
+// Device records straight from the driver already loaded in this process (looked up with dlsym:
+// the tracer links no libcuda), for when CUPTI sent no DEVICE record (a context made before the
+// tracer started, an in-process start).
+template <typename Fn>
+Fn driver_symbol(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+}
+
+std::vector<DeviceRecord> devices_from_driver(TraceFileWriter& writer) {
+  std::vector<DeviceRecord> out;
+  auto get_count = driver_symbol<CUresult (*)(int*)>("cuDeviceGetCount");
+  auto get = driver_symbol<CUresult (*)(CUdevice*, int)>("cuDeviceGet");
+  auto get_name = driver_symbol<CUresult (*)(char*, int, CUdevice)>("cuDeviceGetName");
+  auto get_attr = driver_symbol<CUresult (*)(int*, CUdevice_attribute, CUdevice)>("cuDeviceGetAttribute");
+  auto total_mem = driver_symbol<CUresult (*)(std::size_t*, CUdevice)>("cuDeviceTotalMem_v2");
+  int count = 0;
+  if (!get_count || !get || !get_name || !get_attr || !total_mem || get_count(&count) != CUDA_SUCCESS)
+    return out;
+  for (int i = 0; i < count; ++i) {
+    CUdevice dev{};
+    if (get(&dev, i) != CUDA_SUCCESS) continue;
+    char name[256] = {};
+    get_name(name, sizeof name - 1, dev);
+    auto attr = [&](CUdevice_attribute a) {
+      int v = 0;
+      get_attr(&v, a, dev);
+      return v;
+    };
+    DeviceRecord r{};
+    r.id = static_cast<std::uint32_t>(i);
+    r.name = writer.intern(name);
+    r.sm_count = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+    r.cc_major = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
+    r.cc_minor = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+    r.core_clock_khz = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE));
+    // Double data rate: two transfers per memory clock, bus width in bits; in KB/s as CUPTI reports.
+    double bytes_per_s = 2.0 * attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1e3 *
+                         attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8.0;
+    r.global_memory_bandwidth_kbps = static_cast<std::uint64_t>(bytes_per_s / 1e3);
+    std::size_t mem = 0;
+    total_mem(&mem, dev);
+    r.global_memory_bytes = mem;
+    r.l2_bytes = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+    out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace
@@ -219,6 +268,10 @@ void CuptiTracer::flush() {
       log("cuptiActivityFlushAll", r);
   }
   std::lock_guard lock(mutex_);
+  if (!devices_written_ && initialized_) {
+    for (const auto& d : devices_from_driver(writer_)) writer_.write(RecordType::Device, d);
+    devices_written_ = true;  // whether or not the driver answered: asked once
+  }
   write_launch_map_locked();
   write_stats_locked();
   writer_.flush();
@@ -398,6 +451,7 @@ void CuptiTracer::convert(const void* raw) {
       r.global_memory_bytes = d->globalMemorySize;
       r.l2_bytes = d->l2CacheSize;
       writer_.write(RecordType::Device, r);
+      devices_written_ = true;
       break;
     }
     default:

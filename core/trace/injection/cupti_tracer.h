@@ -70,6 +70,7 @@ class CuptiTracer {
   std::uint64_t window_start_ = 0;
   std::uint64_t enabled_kinds_ = 0;
   bool stop_flushed_ = false;
+  bool devices_written_ = false;  // a Device record went out (from CUPTI, or the driver at flush)
   std::atomic<std::uint64_t> dropped_{0};
   std::uint64_t buffers_ = 0, unknown_ = 0, markers_ = 0;
   std::atomic<std::uint64_t> pushes_{0};
