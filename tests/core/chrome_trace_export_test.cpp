@@ -15,11 +15,8 @@ namespace {
 
 TEST(ChromeTraceExport, WritesEventsPerfettoCanRead) {
   auto dir = test::scratch_dir("chrome_export");
-  test::write_seed_trace(dir / "seed.novatrace", 2);
-  Trace t = TraceReader::read(dir / "seed.novatrace");
-  ModelGraph g = test::seed_graph();
-  AttributionResult a = Attribution::compute(t, g);
-  ChromeTraceExport::write(dir / "seed.json", t, a, g);
+  auto p = test::seed_profile(dir, 2);
+  ChromeTraceExport::write(dir / "seed.json", *p.trace, p.attribution, p.graph);
 
   std::ifstream in(dir / "seed.json");
   auto j = nlohmann::json::parse(in);

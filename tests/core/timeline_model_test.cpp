@@ -136,12 +136,8 @@ TEST_F(TimelineModelTest, SearchCoversTheWholeTraceAndHitTestingFindsItems) {
 }
 
 TEST(TimelineModel, OpRowAndNodeLookupFromAttribution) {
-  auto dir = test::scratch_dir("timeline_model_ops");
-  test::write_seed_trace(dir / "seed.novatrace", 3);
-  auto trace = std::make_shared<Trace>(TraceReader::read(dir / "seed.novatrace"));
-  ModelGraph g = test::seed_graph();
-  AttributionResult a = Attribution::compute(*trace, g);
-  TimelineModel m(trace, a, g);
+  auto p = test::seed_profile(test::scratch_dir("timeline_model_ops"), 3);
+  TimelineModel m(p.trace, p.attribution, p.graph);
   ASSERT_EQ(m.rows().size(), 3u);  // ops, stream 7, NVTX
   EXPECT_EQ(m.rows()[0].kind, TimelineRow::Kind::Ops);
   EXPECT_EQ(m.rows()[0].items.size(), 12u);

@@ -3,11 +3,14 @@
 // add, mul; one conv+epilogue group) whose iterations launch known kernels with known times, written
 // through the tracer's own TraceFileWriter so the reader is tested on the real format.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/graph/model_graph.h"
+#include "core/trace/attribution.h"
 #include "core/trace/injection/trace_file_writer.h"
+#include "core/trace/trace_reader.h"
 
 namespace nova::test {
 
@@ -130,6 +133,22 @@ inline void write_seed_trace(const std::filesystem::path& path, int iterations, 
   s.enabled_kinds = (1ull << 10) | (1ull << 1) | (1ull << 2) | (1ull << 39) | (1ull << 38) | (1ull << 12);
   s.flags = 3;
   w.write(RecordType::Stats, s);
+}
+
+// A seed trace written to `dir`, read back and attributed against seed_graph().
+struct SeedProfile {
+  std::shared_ptr<Trace> trace;
+  ModelGraph graph;
+  AttributionResult attribution;
+};
+
+inline SeedProfile seed_profile(const std::filesystem::path& dir, int iterations) {
+  write_seed_trace(dir / "seed.novatrace", iterations);
+  SeedProfile p;
+  p.trace = std::make_shared<Trace>(TraceReader::read(dir / "seed.novatrace"));
+  p.graph = seed_graph();
+  p.attribution = Attribution::compute(*p.trace, p.graph);
+  return p;
 }
 
 }  // namespace nova::test

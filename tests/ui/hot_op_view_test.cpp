@@ -32,10 +32,10 @@ class HotOpViewTest : public ::testing::Test {
     // One folder per test: CTest runs the tests of a fixture in parallel processes.
     auto dir = test::scratch_dir(std::string("hot_op_view_") +
                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    test::write_seed_trace(dir / "seed.novatrace", 4);
-    trace_ = std::make_shared<Trace>(TraceReader::read(dir / "seed.novatrace"));
-    graph_ = test::seed_graph();
-    result_ = Attribution::compute(*trace_, graph_);
+    auto p = test::seed_profile(dir, 4);
+    trace_ = p.trace;
+    graph_ = p.graph;
+    result_ = p.attribution;
   }
   // Source-model names of the proxy's rows, top to bottom.
   static QStringList names(const HotOpView& v) {

@@ -22,15 +22,11 @@ namespace nova::ui {
 namespace {
 
 TEST(ProfilePanel, KeepsTimelineAndHotOpsInStepAndReportsSearchAndSelection) {
-  auto dir = test::scratch_dir("profile_panel");
-  test::write_seed_trace(dir / "seed.novatrace", 4);
-  auto trace = std::make_shared<Trace>(TraceReader::read(dir / "seed.novatrace"));
-  ModelGraph graph = test::seed_graph();
-  AttributionResult a = Attribution::compute(*trace, graph);
+  auto p = test::seed_profile(test::scratch_dir("profile_panel"), 4);
 
   ProfilePanel panel;
   panel.resize(1200, 520);
-  panel.setProfile(trace, a, graph);
+  panel.setProfile(p.trace, p.attribution, p.graph);
   panel.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
   EXPECT_TRUE(panel.statusText().startsWith("16 kernels, 166.0 us of GPU time, 95.2% attributed"))

@@ -28,13 +28,8 @@ Fixture seed_fixture(int iterations) {
   // One folder per test: CTest runs the tests of a fixture in parallel processes.
   auto dir = test::scratch_dir(std::string("timeline_view_") +
                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  test::write_seed_trace(dir / "seed.novatrace", iterations);
-  Fixture f;
-  f.trace = std::make_shared<Trace>(TraceReader::read(dir / "seed.novatrace"));
-  ModelGraph g = test::seed_graph();
-  f.attribution = Attribution::compute(*f.trace, g);
-  f.model = std::make_shared<TimelineModel>(f.trace, f.attribution, g);
-  return f;
+  auto p = test::seed_profile(dir, iterations);
+  return {p.trace, p.attribution, std::make_shared<TimelineModel>(p.trace, p.attribution, p.graph)};
 }
 
 class TimelineViewTest : public ::testing::Test {
