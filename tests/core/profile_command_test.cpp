@@ -23,6 +23,10 @@ TEST(ProfileCommand, WithoutAGpuSaysSoAndExits3) {
       r.err.find("no CUDA device: profiling needs a GPU (intake, generation and export work without one)"),
       std::string::npos)
       << r.err;
+  auto overhead = ChildProcess::run({test::nova_binary().string(), "profile", "--overhead", model.string()},
+                                    ChildProcess::minimal_env(), std::chrono::seconds(60));
+  EXPECT_EQ(overhead.status.code, 3) << overhead.out << overhead.err;
+  EXPECT_NE(overhead.err.find("no CUDA device"), std::string::npos) << overhead.err;
 }
 
 TEST(ProfileCommand, PrintsTheHotOpTableFromARecordedTrace) {
