@@ -23,6 +23,7 @@ int run_cli(int argc, char** argv) {
   add_generate_command(app);
   add_validate_command(app);
   add_bench_command(app);
+  add_profile_command(app);
 
   try {
     app.parse(argc, argv);

@@ -18,5 +18,6 @@ void add_generate_command(CLI::App& app);
 void add_intake_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 }  // namespace nova

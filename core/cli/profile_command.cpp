@@ -1,0 +1,167 @@
+// `nova profile MODEL.py [--iters N] [--out TRACE.json]`: traces the model on the GPU with CUPTI,
+// attributes each kernel to its graph node and prints the hot-op table. `--from-trace` reads a
+// recorded .novatrace instead (no GPU needed); `--overhead` measures the tracer's cost.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "core/cli/cli_app.h"
+#include "core/cli/cli_error.h"
+#include "core/trace/chrome_trace_export.h"
+#include "core/trace/hot_op_ranking.h"
+#include "core/trace/profile_runner.h"
+#include "core/trace/trace_reader.h"
+
+namespace nova {
+namespace {
+
+struct ProfileCliOptions {
+  std::string model, out, trace, from_trace, graph, by = "node", api, attribution = "callback";
+  int iters = 20, warmup = 5, rounds = 5, rows = 30;
+  bool nvtx = false, cuda_graph = false, overhead = false, json = false;
+  double bandwidth = DeviceCeilings{}.bytes_per_s, peak = DeviceCeilings{}.flops_per_s;
+};
+
+ModelGraph load_graph(const std::string& path) {
+  if (path.empty()) return {};
+  std::ifstream in(path);
+  if (!in) throw CliError("cannot read the model graph " + path, 2);
+  try {
+    return nlohmann::json::parse(in).get<ModelGraph>();
+  } catch (const std::exception& e) {
+    throw CliError(fmt::format("{} is not a model graph: {}", path, e.what()), 2);
+  }
+}
+
+void print_overhead(const nlohmann::json& r) {
+  auto line = [](const char* what, const nlohmann::json& m) {
+    std::cout << fmt::format("{:<34} untraced {:>9.1f} us/iter   traced {:>9.1f} us/iter   ratio {:.3f}\n",
+                             what, m.value("untraced_median_us", 0.0), m.value("traced_median_us", 0.0),
+                             m.value("ratio", 0.0));
+  };
+  line("nova tracer (CUPTI, node ids)", r["nova"]);
+  line("torch.profiler (Kineto)", r["kineto"]);
+  const auto& inst = r["nova"].value("instrumented_us", nlohmann::json::array());
+  if (!inst.empty()) {
+    std::vector<double> v = inst.get<std::vector<double>>();
+    std::sort(v.begin(), v.end());
+    std::cout << fmt::format("(instrumented export, tracer not recording: {:.1f} us/iter)\n",
+                             v[v.size() / 2]);
+  }
+}
+
+void run(const ProfileCliOptions& o) {
+  DeviceCeilings ceilings{o.bandwidth, o.peak};
+  ModelGraph graph = load_graph(o.graph);
+  ProfileOptions po;
+  po.model = o.model;
+  po.iters = o.iters;
+  po.warmup = o.warmup;
+  po.nvtx = o.nvtx;
+  po.use_cuda_graph = o.cuda_graph;
+  po.api_records = o.api;
+  po.attribution = o.attribution;
+  po.trace_file = o.trace;
+  po.graph = graph;
+  po.ceilings = ceilings;
+  if (o.overhead) {
+    auto r = ProfileRunner(po).run_overhead(o.iters * 10, o.rounds);
+    if (o.json)
+      std::cout << r.dump(2) << "\n";
+    else
+      print_overhead(r);
+    return;
+  }
+
+  std::shared_ptr<const Trace> trace;
+  AttributionResult attribution;
+  ProfileResult result;
+  if (!o.from_trace.empty()) {
+    try {
+      trace = std::make_shared<Trace>(TraceReader::read(o.from_trace));
+    } catch (const std::exception& e) {
+      throw CliError(e.what(), 2);
+    }
+    attribution = Attribution::compute(*trace, graph, ceilings);
+  } else {
+    if (o.model.empty()) throw CliError("give a model file (or --from-trace FILE.novatrace)", 2);
+    result = ProfileRunner(po).run();
+    trace = result.trace;
+    attribution = result.attribution;
+    graph = result.graph;
+  }
+  auto rows =
+      HotOpRanking::rank(attribution, o.by == "group" ? HotOpRanking::By::Group : HotOpRanking::By::Node);
+  if (!o.out.empty()) ChromeTraceExport::write(o.out, *trace, attribution, graph);
+  if (o.json) {
+    nlohmann::json j = {{"total_gpu_us", attribution.total_gpu_ns / 1e3},
+                        {"attributed_fraction", attribution.attributed_fraction},
+                        {"iterations", attribution.iterations},
+                        {"kernels", trace->kernel_count()},
+                        {"dropped_records", trace->stats.dropped_records},
+                        {"markers", trace->markers.size()},
+                        {"warnings", trace->warnings},
+                        {"event_us", result.event_ns / 1e3},
+                        {"traced_span_us", result.traced_span_ns / 1e3},
+                        {"rows", nlohmann::json::array()}};
+    for (const auto& r : rows)
+      j["rows"].push_back({{"id", r.id},
+                           {"name", r.name},
+                           {"gpu_us", r.gpu_ns / 1e3},
+                           {"share", r.share},
+                           {"calls", r.calls},
+                           {"kernels", r.kernels},
+                           {"launches", r.launches},
+                           {"headroom", r.headroom},
+                           {"top_kernels", r.top_kernels}});
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  const TraceDevice* dev = trace->devices.empty() ? nullptr : &trace->devices.front();
+  std::cout << fmt::format(
+      "{}: {} kernels, {:.1f} us of GPU time over {} iterations; {:.1f}% attributed to graph "
+      "nodes; NVTX markers: {}; dropped records: {}\n",
+      dev ? dev->name : "GPU", trace->kernel_count(), attribution.total_gpu_ns / 1e3, attribution.iterations,
+      attribution.attributed_fraction * 100, trace->markers.size(), trace->stats.dropped_records);
+  if (result.event_ns > 0)
+    std::cout << fmt::format("CUDA-event time of the traced iterations {:.1f} us; traced span {:.1f} us\n",
+                             result.event_ns / 1e3, result.traced_span_ns / 1e3);
+  for (const auto& w : trace->warnings) std::cout << "warning: " << w << "\n";
+  std::cout << HotOpRanking::to_text(rows, static_cast<std::size_t>(o.rows));
+  if (!o.out.empty()) std::cout << "Chrome trace written to " << o.out << " (open it in ui.perfetto.dev)\n";
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("profile", "trace a model on the GPU with CUPTI and rank its hot ops");
+  auto o = std::make_shared<ProfileCliOptions>();
+  cmd->add_option("model", o->model, "the model file (KernelBench form)");
+  cmd->add_option("--iters", o->iters, "traced iterations")->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", o->warmup, "untraced warm-up iterations")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", o->out, "write a Chrome trace JSON (Perfetto, chrome://tracing)");
+  cmd->add_option("--trace", o->trace, "keep the raw .novatrace file here");
+  cmd->add_option("--from-trace", o->from_trace, "read a recorded .novatrace instead of running the model");
+  cmd->add_option("--graph", o->graph, "model graph JSON from intake (node names, costs, fusion groups)");
+  cmd->add_option("--by", o->by, "rank graph nodes or fusion groups")
+      ->check(CLI::IsMember({"node", "group"}));
+  cmd->add_option("--api", o->api, "also record API calls: runtime, driver or runtime,driver (costly)");
+  cmd->add_option("--attribution", o->attribution,
+                  "how kernels get their node: callback (driver-API launch callbacks), external (CUPTI "
+                  "external correlation ids) or both")
+      ->check(CLI::IsMember({"callback", "external", "both"}));
+  cmd->add_option("--rows", o->rows, "rows of the table to print");
+  cmd->add_option("--bandwidth", o->bandwidth, "memory bandwidth ceiling, bytes/s (default: H200 measured)");
+  cmd->add_option("--peak", o->peak, "FLOP/s ceiling (default: H200 fp32 measured)");
+  cmd->add_option("--rounds", o->rounds, "with --overhead: interleaved rounds");
+  cmd->add_flag("--nvtx", o->nvtx, "also push an NVTX range per node");
+  cmd->add_flag("--cuda-graph", o->cuda_graph, "replay the traced iterations as a CUDA graph");
+  cmd->add_flag("--overhead", o->overhead, "measure traced against untraced wall time, and torch.profiler's");
+  cmd->add_flag("--json", o->json, "print JSON");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace nova

@@ -1,0 +1,23 @@
+#pragma once
+// The hot-op list: attribution rows (nodes, or fusion groups) ranked by GPU time, ready to send to
+// a generator, and the plain-text table `nova profile` prints. The studio's hot-op table model
+// wraps the same rows.
+#include <string>
+#include <vector>
+
+#include "core/trace/attribution.h"
+
+namespace nova {
+
+class HotOpRanking {
+ public:
+  enum class By { Node, Group };
+
+  // Rows with GPU time, most first (ties: lower id first). The unattributed row comes last where
+  // it has time, so the shares add up to 1.
+  static std::vector<OpStats> rank(const AttributionResult& result, By by, bool include_unattributed = true);
+  // A fixed-width table: rank, share, GPU time per call, calls, kernels, achieved rates, headroom.
+  static std::string to_text(const std::vector<OpStats>& rows, std::size_t max_rows = 30);
+};
+
+}  // namespace nova

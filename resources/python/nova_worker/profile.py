@@ -1,0 +1,303 @@
+"""The `profile` command: runs a model under the CUPTI tracer (libnova_tracer.so, injected by the
+driver through CUDA_INJECTION64_PATH) with each graph node's kernels tagged by the node's id.
+
+The model is captured with torch.export exactly as intake numbers it (call_function nodes of the
+exported program, operator.getitem excluded, in graph order, from 0), and the exported module is
+instrumented in its generated code: every node is bracketed by nova_tracer_push_node(id) /
+nova_tracer_pop_node(), which push the id as a CUPTI external correlation id (CUSTOM0), so every
+kernel, copy and memset that node launches carries it. Code generation rather than a
+torch.fx.Interpreter keeps the per-node cost at two ctypes calls, which matters for the overhead
+figure. Optionally each node is also an NVTX range (to find out whether MARKER records arrive).
+
+args: {"model": path, "iters": 20, "warmup": 5, "use_cuda_graph": false, "nvtx": true,
+       "mode": "profile" | "overhead_cupti" | "overhead_kineto", "rounds": 5}
+
+Run standalone (before the worker protocol client is used for profiling):
+    python -c "from nova_worker.profile import main; main()" < args.json
+prints one line `NOVA_RESULT {json}` (or `NOVA_ERROR {json}`) on stdout."""
+
+import ctypes
+import importlib.util
+import json
+import operator
+import os
+import sys
+import time
+
+_lib = None
+
+
+def _tracer():
+    """The tracer library the driver injected (dlopen of the same path returns the same handle)."""
+    global _lib
+    if _lib is None:
+        path = os.environ.get("NOVA_TRACER_LIB", "")
+        if not path:
+            raise RuntimeError("NOVA_TRACER_LIB is not set: the worker was not started for profiling")
+        lib = ctypes.CDLL(path)
+        lib.nova_tracer_push_node.argtypes = [ctypes.c_uint64]
+        lib.nova_tracer_push_node.restype = None
+        lib.nova_tracer_pop_node.argtypes = []
+        lib.nova_tracer_pop_node.restype = None
+        lib.nova_tracer_iteration.argtypes = [ctypes.c_uint64]
+        lib.nova_tracer_iteration.restype = None
+        lib.nova_tracer_dropped.restype = ctypes.c_uint64
+        for name in ("nova_tracer_start", "nova_tracer_stop", "nova_tracer_flush", "nova_tracer_finish"):
+            getattr(lib, name).restype = None
+        _lib = lib
+    return _lib
+
+
+# Targets of the instrumentation nodes: module-level functions, so FX can name them in code.
+_push_fn = None
+_pop_fn = None
+
+
+def _push(node_id):
+    _push_fn(node_id)
+
+
+def _pop():
+    _pop_fn()
+
+
+def _nvtx_push(node_id, name):
+    import torch
+    torch.cuda.nvtx.range_push(name)
+    _push_fn(node_id)
+
+
+def _nvtx_pop():
+    import torch
+    _pop_fn()
+    torch.cuda.nvtx.range_pop()
+
+
+def load_model(model_path):
+    """(model, inputs) on the GPU, built as intake builds them: Model(*get_init_inputs()), get_inputs()."""
+    import torch
+
+    name = "nova_profiled_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(model_path))
+    spec = importlib.util.spec_from_file_location(name, model_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    torch.manual_seed(0)
+    model = module.Model(*list(module.get_init_inputs())).cuda().eval()
+    inputs = [v.cuda() if isinstance(v, torch.Tensor) else v for v in module.get_inputs()]
+    return model, inputs
+
+
+def _wrapper(model, inputs):
+    """A module taking only the tensor inputs, with the others baked in (export specialises on
+    them), as intake's capture does."""
+    import torch
+
+    class TensorInputs(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = model
+            self._slots = [None if isinstance(v, torch.Tensor) else v for v in inputs]
+
+        def forward(self, *tensors):
+            it = iter(tensors)
+            return self.inner(*[next(it) if s is None and isinstance(v, torch.Tensor) else s
+                                for s, v in zip(self._slots, inputs)])
+
+    return TensorInputs()
+
+
+def export_graph(model, inputs):
+    """(graph module, node list): the exported program's module and its call_function nodes with
+    intake's ids."""
+    import torch
+
+    tensors = tuple(v for v in inputs if isinstance(v, torch.Tensor))
+    ep = torch.export.export(_wrapper(model, inputs), tensors)
+    targets = [n.target for n in ep.graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
+    if any(not isinstance(t, torch._ops.OpOverload) for t in targets):
+        ep = ep.run_decompositions()
+    elif any(t._schema.is_mutable for t in targets):
+        ep = ep.run_decompositions({})
+    nodes = []
+    for n in ep.graph.nodes:
+        if n.op == "call_function" and n.target is not operator.getitem:
+            nodes.append({"id": len(nodes), "name": n.name, "target": str(n.target),
+                          "op": str(n.target).split(".")[-2] if str(n.target).count(".") >= 2 else str(n.target)})
+    return ep.module(), nodes, tensors
+
+
+def instrument(gm, nodes, nvtx):
+    """Brackets each numbered node of gm with push/pop calls in its generated code."""
+    ids = {n["name"]: n["id"] for n in nodes}
+    graph = gm.graph
+    found = 0
+    for n in list(graph.nodes):
+        if n.op != "call_function" or n.name not in ids:
+            continue
+        found += 1
+        with graph.inserting_before(n):
+            if nvtx:
+                graph.call_function(_nvtx_push, (ids[n.name], f"{n.name} [{ids[n.name]}]"))
+            else:
+                graph.call_function(_push, (ids[n.name],))
+        with graph.inserting_after(n):
+            graph.call_function(_nvtx_pop if nvtx else _pop, ())
+    gm.recompile()
+    return found
+
+
+def profile(args, progress):
+    global _push_fn, _pop_fn
+    import torch
+
+    model_path = os.path.abspath(args["model"])
+    iters = int(args.get("iters", 20))
+    warmup = int(args.get("warmup", 5))
+    nvtx = bool(args.get("nvtx", True))
+    use_graph = bool(args.get("use_cuda_graph", False))
+    if not torch.cuda.is_available():
+        raise RuntimeError("no CUDA device: profiling needs a GPU")
+    lib = _tracer()
+    _push_fn, _pop_fn = lib.nova_tracer_push_node, lib.nova_tracer_pop_node
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+    progress("building the model on the GPU", 0.1)
+    model, inputs = load_model(model_path)
+    progress("capturing the graph with torch.export", 0.2)
+    gm, nodes, tensors = export_graph(model, inputs)
+    instrumented = instrument(gm, nodes, nvtx)
+
+    run = lambda: gm(*tensors)
+    graph = None
+    with torch.no_grad():
+        progress(f"warming up ({warmup} iterations)", 0.4)
+        for _ in range(warmup):
+            run()
+        if use_graph:
+            # Captured with the node pushes inside: replays carry the graph launch's correlation
+            # id, so per-node attribution of replayed kernels is not available (reported as such).
+            stream = torch.cuda.Stream()
+            stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(stream):
+                run()
+            torch.cuda.current_stream().wait_stream(stream)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                run()
+            run = graph.replay
+        torch.cuda.synchronize()
+
+        progress(f"tracing {iters} iterations", 0.6)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        lib.nova_tracer_start()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        start.record()
+        for i in range(iters):
+            lib.nova_tracer_iteration(i)
+            run()
+        end.record()
+        torch.cuda.synchronize()
+        wall = time.perf_counter() - t0
+        lib.nova_tracer_stop()
+        lib.nova_tracer_flush()
+        dropped = int(lib.nova_tracer_dropped())
+        lib.nova_tracer_finish()  # the file is complete now, whatever happens at interpreter exit
+    return {
+        "nodes": nodes, "instrumented": instrumented, "iters": iters, "warmup": warmup,
+        "nvtx": nvtx, "use_cuda_graph": use_graph,
+        "event_ms": start.elapsed_time(end), "wall_ms": wall * 1e3,
+        "dropped": dropped, "tracer_active": bool(lib.nova_tracer_active()),
+        "device": torch.cuda.get_device_name(), "torch_version": torch.__version__,
+    }
+
+
+def _time_iters(fn, iters):
+    import torch
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / iters * 1e6
+
+
+def overhead(args, progress):
+    """Wall time per iteration, untraced against traced, interleaved in rounds in this process.
+    overhead_cupti: the eager model with the tracer stopped, against the instrumented export with
+    the tracer recording. overhead_kineto: the eager model against it under torch.profiler (run in
+    a process without the injected tracer: CUPTI takes one subscriber)."""
+    global _push_fn, _pop_fn
+    import torch
+
+    mode = args.get("mode")
+    iters = int(args.get("iters", 200))
+    rounds = int(args.get("rounds", 5))
+    model, inputs = load_model(os.path.abspath(args["model"]))
+    eager = lambda: model(*inputs)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    samples = {"untraced_us": [], "traced_us": []}
+    with torch.no_grad():
+        if mode == "overhead_cupti":
+            lib = _tracer()
+            _push_fn, _pop_fn = lib.nova_tracer_push_node, lib.nova_tracer_pop_node
+            gm, nodes, tensors = export_graph(model, inputs)
+            instrument(gm, nodes, bool(args.get("nvtx", False)))
+            traced = lambda: gm(*tensors)
+            _time_iters(eager, 20)
+            _time_iters(traced, 20)
+            samples["instrumented_us"] = []  # the push/pop calls alone, tracer not recording
+            for r in range(rounds):
+                progress(f"round {r + 1}/{rounds}", r / rounds)
+                samples["untraced_us"].append(_time_iters(eager, iters))
+                samples["instrumented_us"].append(_time_iters(traced, iters))
+                lib.nova_tracer_start()
+                samples["traced_us"].append(_time_iters(traced, iters))
+                lib.nova_tracer_stop()
+            lib.nova_tracer_flush()
+            samples["dropped"] = int(lib.nova_tracer_dropped())
+        elif mode == "overhead_kineto":
+            from torch.profiler import ProfilerActivity, profile as kineto
+            _time_iters(eager, 20)
+            for r in range(rounds):
+                progress(f"round {r + 1}/{rounds}", r / rounds)
+                samples["untraced_us"].append(_time_iters(eager, iters))
+                with kineto(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+                    samples["traced_us"].append(_time_iters(eager, iters))
+        else:
+            raise ValueError(f"unknown overhead mode {mode!r}")
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    samples.update({"mode": mode, "iters": iters, "rounds": rounds,
+                    "untraced_median_us": med(samples["untraced_us"]),
+                    "traced_median_us": med(samples["traced_us"])})
+    samples["ratio"] = samples["traced_median_us"] / samples["untraced_median_us"]
+    return samples
+
+
+def main():
+    """Standalone entry: JSON args on stdin (or argv[1]), one NOVA_RESULT/NOVA_ERROR line out."""
+    import traceback
+
+    text = sys.argv[1] if len(sys.argv) > 1 else sys.stdin.read()
+    args = json.loads(text or "{}")
+    out = sys.stdout
+    sys.stdout = sys.stderr  # the model's prints go to the log, not the result line
+    progress = lambda message, fraction=None: print(f"nova_worker.profile: {message}", file=sys.stderr,
+                                                     flush=True)
+    try:
+        mode = args.get("mode", "profile")
+        result = profile(args, progress) if mode == "profile" else overhead(args, progress)
+        out.write("NOVA_RESULT " + json.dumps(result) + "\n")
+    except Exception as exc:
+        traceback.print_exc()
+        out.write("NOVA_ERROR " + json.dumps({"message": f"{type(exc).__name__}: {exc}"}) + "\n")
+        out.flush()
+        sys.exit(1)
+    out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+// `nova profile` as a user runs it: on a machine without a GPU it says so plainly and exits 3; from
+// a recorded trace it prints the hot-op table and writes the Chrome trace.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/trace/profile_runner.h"
+#include "core/worker/child_process.h"
+#include "support/synthetic_trace.h"
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+
+TEST(ProfileCommand, WithoutAGpuSaysSoAndExits3) {
+  std::string why;
+  if (ProfileRunner::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU (covered by the GPU tests)";
+  auto model = test::repo_examples_dir() / "conv2d_min_add_multiply.py";
+  auto r = ChildProcess::run({test::nova_binary().string(), "profile", model.string(), "--iters", "5"},
+                             ChildProcess::minimal_env(), std::chrono::seconds(60));
+  EXPECT_EQ(r.status.code, 3) << r.out << r.err;
+  EXPECT_NE(
+      r.err.find("no CUDA device: profiling needs a GPU (intake, generation and export work without one)"),
+      std::string::npos)
+      << r.err;
+  auto overhead = ChildProcess::run({test::nova_binary().string(), "profile", "--overhead", model.string()},
+                                    ChildProcess::minimal_env(), std::chrono::seconds(60));
+  EXPECT_EQ(overhead.status.code, 3) << overhead.out << overhead.err;
+  EXPECT_NE(overhead.err.find("no CUDA device"), std::string::npos) << overhead.err;
+}
+
+TEST(ProfileCommand, PrintsTheHotOpTableFromARecordedTrace) {
+  auto dir = test::scratch_dir("profile_command");
+  test::write_seed_trace(dir / "seed.novatrace", 5);
+  {
+    std::ofstream g(dir / "seed.graph.json");
+    g << nlohmann::json(test::seed_graph()).dump();
+  }
+  auto r = ChildProcess::run(
+      {test::nova_binary().string(), "profile", "--from-trace", (dir / "seed.novatrace").string(), "--graph",
+       (dir / "seed.graph.json").string(), "--out", (dir / "seed.json").string()},
+      ChildProcess::minimal_env(), std::chrono::seconds(60));
+  ASSERT_EQ(r.status.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("NVIDIA H200: 20 kernels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over 5 iterations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[0] convolution"), std::string::npos) << r.out;
+  // Ranked: convolution, add, minimum, mul.
+  EXPECT_LT(r.out.find("[0] convolution"), r.out.find("[3] add"));
+  EXPECT_LT(r.out.find("[3] add"), r.out.find("[2] minimum"));
+  EXPECT_LT(r.out.find("[2] minimum"), r.out.find("[4] mul"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "seed.json"));
+
+  auto bad =
+      ChildProcess::run({test::nova_binary().string(), "profile", "--from-trace", "/nonexistent.novatrace"},
+                        ChildProcess::minimal_env(), std::chrono::seconds(60));
+  EXPECT_EQ(bad.status.code, 2) << bad.err;
+}
+
+}  // namespace
+}  // namespace nova

@@ -1,0 +1,86 @@
+// nova_worker.profile on the CPU: it numbers the exported graph's nodes as intake does and brackets
+// each with exactly one push and one pop in the generated code, without changing the result; and on
+// a machine without a GPU its entry point answers with a NOVA_ERROR line that says so.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/env/resource_paths.h"
+#include "core/env/settings.h"
+#include "core/worker/child_process.h"
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+
+ChildProcess::Env worker_env() {
+  auto env = ChildProcess::minimal_env();
+  env["PYTHONPATH"] = python_package_dir().string();
+  return env;
+}
+
+bool has_torch(const std::string& python) {
+  auto r = ChildProcess::run({python, "-c", "import torch"}, worker_env(), std::chrono::seconds(120));
+  return r.status.exited && r.status.code == 0;
+}
+
+constexpr const char* kInstrumentScript = R"(
+import json, sys, importlib.util, torch
+from nova_worker import profile as P
+calls = []
+P._push_fn = lambda i: calls.append(["push", i])
+P._pop_fn = lambda: calls.append(["pop"])
+spec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+torch.manual_seed(0)
+model = m.Model(*m.get_init_inputs()).eval(); inputs = m.get_inputs()
+gm, nodes, tensors = P.export_graph(model, inputs)
+found = P.instrument(gm, nodes, False)
+with torch.no_grad():
+    out = gm(*tensors); ref = model(*inputs)
+print(json.dumps({"targets": [n["target"] for n in nodes], "ops": [n["op"] for n in nodes],
+                  "ids": [n["id"] for n in nodes], "instrumented": found, "calls": calls,
+                  "max_diff": float((out - ref).abs().max())}))
+)";
+
+TEST(ProfileWorker, NumbersNodesLikeIntakeAndBracketsEachOnce) {
+  std::string python = Settings{}.resolved_python();
+  if (!has_torch(python)) GTEST_SKIP() << python << " has no torch";
+  auto model = test::repo_examples_dir() / "conv2d_min_add_multiply.py";
+  auto r = ChildProcess::run({python, "-c", kInstrumentScript, model.string()}, worker_env(),
+                             std::chrono::seconds(300));
+  ASSERT_EQ(r.status.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.rfind('{')));
+  EXPECT_EQ(j["targets"], nlohmann::json({"aten.conv2d.default", "aten.clone.default", "aten.min.other",
+                                          "aten.add.Tensor", "aten.mul.Tensor"}));
+  EXPECT_EQ(j["ops"], nlohmann::json({"conv2d", "clone", "min", "add", "mul"}));
+  EXPECT_EQ(j["ids"], nlohmann::json({0, 1, 2, 3, 4}));
+  EXPECT_EQ(j["instrumented"], 5);
+  nlohmann::json expect = nlohmann::json::array();
+  for (int i = 0; i < 5; ++i) {
+    expect.push_back({"push", i});
+    expect.push_back({"pop"});
+  }
+  EXPECT_EQ(j["calls"], expect);
+  EXPECT_EQ(j["max_diff"].get<double>(), 0.0);
+}
+
+TEST(ProfileWorker, EntryPointReportsAMissingGpuAsAnError) {
+  std::string python = Settings{}.resolved_python();
+  if (!has_torch(python)) GTEST_SKIP() << python << " has no torch";
+  auto probe =
+      ChildProcess::run({python, "-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"},
+                        worker_env(), std::chrono::seconds(120));
+  if (probe.status.code == 0) GTEST_SKIP() << "this machine has a GPU";
+  auto env = worker_env();
+  env["NOVA_TRACER_LIB"] = "/nonexistent/libnova_tracer.so";
+  nlohmann::json args = {{"model", (test::repo_examples_dir() / "conv2d_min_add_multiply.py").string()}};
+  auto r = ChildProcess::run({python, "-c", "from nova_worker.profile import main; main()"}, env,
+                             std::chrono::seconds(120), args.dump());
+  EXPECT_EQ(r.status.code, 1);
+  EXPECT_NE(r.out.find("NOVA_ERROR "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no CUDA device"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace nova

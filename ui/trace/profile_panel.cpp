@@ -1,0 +1,85 @@
+#include "ui/trace/profile_panel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "core/trace/timeline_model.h"
+#include "ui/trace/hot_op_view.h"
+#include "ui/trace/share_palette.h"
+#include "ui/trace/timeline_view.h"
+
+namespace nova::ui {
+
+ProfilePanel::ProfilePanel(QWidget* parent)
+    : QWidget(parent),
+      timeline_(new TimelineView(this)),
+      hot_(new HotOpView(this)),
+      search_(new QLineEdit(this)),
+      status_(new QLabel(this)) {
+  search_->setPlaceholderText(tr("Search kernels (whole trace; . and , step)"));
+  search_->setClearButtonEnabled(true);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(search_, 1);
+  bar->addWidget(status_, 2);
+  auto* top = new QWidget(this);
+  auto* top_layout = new QVBoxLayout(top);
+  top_layout->setContentsMargins(0, 0, 0, 0);
+  top_layout->addLayout(bar);
+  top_layout->addWidget(timeline_, 1);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(top);
+  split->addWidget(hot_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    timeline_->setSearch(text);
+    updateStatus();
+  });
+  connect(timeline_, &TimelineView::selectionChanged, this, [this] { updateStatus(); });
+  connect(timeline_, &TimelineView::kernelClicked, this, [this](int node) {
+    hot_->selectNode(node);
+    if (node >= 0) emit nodeSelected(node);
+  });
+  connect(hot_, &HotOpView::nodeSelected, this, [this](int node) {
+    timeline_->selectNode(node);
+    emit nodeSelected(node);
+  });
+  connect(hot_, &HotOpView::sendToGenerator, this, &ProfilePanel::sendToGenerator);
+}
+
+void ProfilePanel::setProfile(std::shared_ptr<const Trace> trace, const AttributionResult& attribution,
+                              const ModelGraph& graph) {
+  attribution_ = attribution;
+  summary_ = tr("%1 kernels, %2 us of GPU time, %3% attributed")
+                 .arg(trace->kernel_count())
+                 .arg(attribution.total_gpu_ns / 1e3, 0, 'f', 1)
+                 .arg(attribution.attributed_fraction * 100, 0, 'f', 1);
+  if (trace->stats.dropped_records) summary_ += tr(", %1 records dropped").arg(trace->stats.dropped_records);
+  timeline_->setModel(std::make_shared<TimelineModel>(std::move(trace), attribution, graph));
+  hot_->setAttribution(attribution);
+  updateStatus();
+}
+
+void ProfilePanel::selectNode(int node) {
+  timeline_->selectNode(node);
+  hot_->selectNode(node);
+}
+
+QHash<int, QColor> ProfilePanel::nodeColours() const { return SharePalette::forNodes(attribution_); }
+
+QString ProfilePanel::statusText() const { return status_->text(); }
+
+void ProfilePanel::updateStatus() {
+  QString text = summary_;
+  if (!search_->text().isEmpty()) text += tr(" · %1 matches").arg(timeline_->searchHits());
+  if (timeline_->selectionDuration() > 0)
+    text += tr(" · selection %1 us").arg(timeline_->selectionDuration() / 1e3, 0, 'f', 2);
+  status_->setText(text);
+}
+
+}  // namespace nova::ui
