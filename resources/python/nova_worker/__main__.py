@@ -59,6 +59,7 @@ COMMANDS = {
     "bench": _lazy("bench", "bench"),
     "evaluate": _lazy("evaluate", "evaluate"),
     "build_ext": _lazy("build_ext", "build_ext"),
+    "profile": _lazy("profile", "profile"),
     "_crash": _crash,
     "_sleep": _sleep,
     "_print": _echo_print,
