@@ -3,6 +3,7 @@
 # LibTorch of the server's python3, runs every GPU test, and prints `nova doctor`.
 #
 #   packaging/gpu-server.sh [BUILD_DIR]          (default: build-headless)
+#   NOVA_SKIP_TESTS=1 packaging/gpu-server.sh    (build only)
 #
 # Servers without the small dev packages (SQLite headers, CLI11, dtl) can take them as Debian
 # .deb files in .carry/debs (packaging/fetch-server-debs.sh fetches them on a machine with apt);
@@ -32,5 +33,6 @@ fi
 cmake -S . -B "$build" -G Ninja -DNOVA_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_PREFIX_PATH="$prefix" "${extra[@]}"
 cmake --build "$build" -j "$(nproc)"
+[ "${NOVA_SKIP_TESTS:-0}" = 1 ] && exit 0  # build only (the caller runs what it needs)
 ctest --test-dir "$build" -L gpu --output-on-failure
 "$build/app/nova" doctor --python "$python"
