@@ -72,7 +72,10 @@ std::string StaticChecker::strip(const std::string& s) {
 
 void StaticChecker::check_common(const std::string& code, StaticReport& r) const {
   static const std::regex global(R"(__global__\s+(?:[\w:<>,\s\*&]*?\s)?(\w+)\s*\()");
-  for (std::sregex_iterator it(code.begin(), code.end(), global), end; it != end; ++it)
+  // __launch_bounds__(...) sits between the return type and the name: not a kernel name.
+  static const std::regex bounds(R"(__launch_bounds__\s*\([^)]*\))");
+  const std::string plain = std::regex_replace(code, bounds, " ");
+  for (std::sregex_iterator it(plain.begin(), plain.end(), global), end; it != end; ++it)
     add_unique(r.kernels, (*it)[1].str());
   if (r.kernels.empty()) r.refusals.push_back("no CUDA kernel: the source defines no __global__ function");
 

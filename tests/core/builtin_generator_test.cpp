@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/build/nvrtc_compiler.h"
+#include "core/verify/static_checker.h"
 #include "support/test_paths.h"
 
 namespace nova {
@@ -86,6 +87,12 @@ TEST(BuiltinGenerator, EveryGroupOfEveryExampleGeneratesAndCompilesWithNvrtc) {
           std::size_t n = kind == "input" ? c.plan.inputs.size() : kind == "output" ? c.plan.outputs.size() : c.plan.temps.size();
           EXPECT_LT(i, n) << a.ref;
         }
+      // Validation's static checks see the same kernels the plan launches, and nothing to refuse.
+      StaticReport report = StaticChecker().check_candidate(c);
+      EXPECT_FALSE(report.refused()) << (report.refusals.empty() ? "" : report.refusals[0]);
+      for (const auto& s : c.plan.steps)
+        if (s.type == "kernel")
+          EXPECT_NE(std::find(report.kernels.begin(), report.kernels.end(), s.kernel), report.kernels.end()) << s.kernel;
       NvrtcResult r = nvrtc.compile(c.cuda_source, name + ".cu", "sm_90");
       EXPECT_TRUE(r.ok) << r.log;
       EXPECT_NE(c.extension_source.find("PYBIND11_MODULE"), std::string::npos);

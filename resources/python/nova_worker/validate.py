@@ -104,6 +104,37 @@ def _run_candidate(inst, cand, ref_byte_sizes, device):
     return snap, problems
 
 
+def _foreign_streams(inst, cand):
+    """Streams other than the caller's that the candidate's kernels ran on, from one call under
+    torch.profiler (Kineto records each kernel's stream). A marker kernel launched first on the
+    caller's stream tells which stream that is. Used for full-path candidates, whose host code could
+    create streams; the fast path launches only on the current stream."""
+    import json as _json
+    import os
+    import tempfile
+    marker = torch.zeros(1, device="cuda")
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        marker.add_(1)
+        torch.cuda.synchronize()
+        inst.candidate(cand.fn)
+        torch.cuda.synchronize()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            events = [e for e in _json.load(f).get("traceEvents", []) if e.get("cat") == "kernel"]
+    finally:
+        os.unlink(path)
+    events.sort(key=lambda e: e.get("ts", 0))
+    if not events:
+        return None, []
+    caller = events[0].get("args", {}).get("stream")
+    others = sorted({e.get("args", {}).get("stream") for e in events[1:]} - {caller}, key=str)
+    return caller, others
+
+
 def _worst(a, b):
     if a is None:
         return b
@@ -186,6 +217,20 @@ def validate(args, progress):
         all_ok = all_ok and trial["ok"]
         failures += [p for p in trial["problems"] if p not in failures]
         result["trials"].append(trial)
+
+    # Full path: kernels must run on the caller's stream, where they are ordered and timed.
+    if cand.path_kind == "full" and all_ok and device.type == "cuda":
+        progress("checking which streams the kernels ran on", 0.88)
+        inst = problem.instantiate(base_seed)
+        caller, others = _foreign_streams(inst, cand)
+        check = {"name": "streams", "passed": not others,
+                 "detail": f"every kernel ran on the caller's stream ({caller})" if not others else
+                 f"kernels ran on stream(s) {others} besides the caller's stream {caller}: work hidden from "
+                 "the caller's ordering and timing (side stream)"}
+        result["checks"].append(check)
+        if others:
+            failures.append(check["detail"])
+            all_ok = False
 
     # A second batch size, where the model allows one.
     second = {"name": "second_shape", "passed": True, "detail": ""}
