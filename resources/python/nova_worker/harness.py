@@ -62,20 +62,6 @@ class CompiledModule:
                    f"cuModuleGetFunction({name})")
             self.functions[name] = fn
 
-    def launch(self, name, grid, block, shared_bytes, args, stream):
-        fn = self.functions[name]
-        if shared_bytes >= 48 * 1024:
-            _check(self._lib, self._lib.cuFuncSetAttribute(
-                fn, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared_bytes)),
-                f"cuFuncSetAttribute({name})")
-        holders = []
-        for a in args:
-            holders.append(a)
-        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
-        _check(self._lib, self._lib.cuLaunchKernel(
-            fn, int(grid[0]), int(grid[1]), int(grid[2]), int(block[0]), int(block[1]), int(block[2]),
-            int(shared_bytes), ctypes.c_void_p(stream), params, None), f"cuLaunchKernel({name})")
-
 
 def _resolve_op(name):
     # "aten.addmm.default" -> torch.ops.aten.addmm.default
@@ -89,8 +75,12 @@ class CandidateRunner:
     """Callable with the group's inputs (in call order); returns its outputs as a tuple.
 
     `candidate` is the candidate JSON (dict), `cubin` the bytes NVRTC produced for its cuda_source.
-    Outputs are allocated fresh on every call with torch.empty: the candidate must write every
-    element (validation poisons memory to prove it).
+    Outputs are allocated fresh on every call with `allocator` (torch.empty): the candidate must
+    write every element (validation swaps in a poisoning allocator to prove it).
+
+    Everything that does not change between calls (kernel parameter arrays, scalar arguments,
+    expected shapes) is prepared once here, so a call costs little more than the launches: on
+    small problems the host side is most of the time a user sees.
     """
 
     def __init__(self, candidate, cubin: bytes, device="cuda"):
@@ -99,55 +89,83 @@ class CandidateRunner:
         self.device = torch.device(device)
         kernels = sorted({s["kernel"] for s in self.plan["steps"] if s["type"] == "kernel"})
         self.module = CompiledModule(cubin, kernels) if kernels else None
-        self._ops = {s["op"]: _resolve_op(s["op"]) for s in self.plan["steps"] if s["type"] == "library"}
+        self._lib = self.module._lib if self.module else None
         self.allocator = lambda shape, dtype: torch.empty(shape, dtype=dtype, device=self.device)
+        self._inputs = [(torch.Size(spec["shape"]), _DTYPES[spec["dtype"]], spec["name"]) for spec in self.plan["inputs"]]
+        self._outputs = [(tuple(s["shape"]), _DTYPES[s["dtype"]]) for s in self.plan["outputs"]]
+        self._temps = [(tuple(s["shape"]), _DTYPES[s["dtype"]]) for s in self.plan["temps"]]
+        self._steps = []
+        for step in self.plan["steps"]:
+            if step["type"] == "kernel":
+                holders, slots = [], []  # slots: (holder, kind, index) for tensor arguments
+                for a in step["args"]:
+                    if "ref" in a:
+                        h = ctypes.c_void_p(0)
+                        kind, idx = a["ref"].split(":")
+                        slots.append((h, kind, int(idx)))
+                    else:
+                        h = _CTYPES[a["scalar_type"]](a["scalar"])
+                    holders.append(h)
+                params = (ctypes.c_void_p * len(holders))(
+                    *[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
+                shared = int(step.get("shared_bytes", 0))
+                fn = self.module.functions[step["kernel"]]
+                if shared >= 48 * 1024:
+                    _check(self._lib, self._lib.cuFuncSetAttribute(
+                        fn, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared), f"cuFuncSetAttribute({step['kernel']})")
+                g, b = step["grid"], step["block"]
+                self._steps.append(("kernel", step["kernel"], fn, (int(g[0]), int(g[1]), int(g[2]),
+                                    int(b[0]), int(b[1]), int(b[2]), shared), params, holders, slots))
+            else:
+                refs = [(a["ref"].split(":")[0], int(a["ref"].split(":")[1]), a.get("view")) if "ref" in a
+                        else None for a in step["args"]]
+                consts = [None if "ref" in a else a["scalar"] for a in step["args"]]
+                kind, idx = step["out"].split(":")
+                self._steps.append(("library", step["op"], _resolve_op(step["op"]), refs, consts,
+                                    step.get("kwargs", {}), (kind, int(idx))))
 
     def _check_inputs(self, inputs):
-        specs = self.plan["inputs"]
-        if len(inputs) != len(specs):
-            raise ValueError(f"candidate takes {len(specs)} inputs, got {len(inputs)}")
-        for i, (t, spec) in enumerate(zip(inputs, specs)):
+        if len(inputs) != len(self._inputs):
+            raise ValueError(f"candidate takes {len(self._inputs)} inputs, got {len(inputs)}")
+        for i, (t, (shape, dtype, name)) in enumerate(zip(inputs, self._inputs)):
             if not isinstance(t, torch.Tensor):
-                raise TypeError(f"input {i} ({spec['name']}) must be a tensor")
-            if list(t.shape) != list(spec["shape"]) or t.dtype != _DTYPES[spec["dtype"]]:
-                raise ValueError(f"input {i} ({spec['name']}): expected {spec['dtype']}{spec['shape']}, "
+                raise TypeError(f"input {i} ({name}) must be a tensor")
+            if t.shape != shape or t.dtype != dtype:
+                raise ValueError(f"input {i} ({name}): expected {str(dtype).replace('torch.', '')}{list(shape)}, "
                                  f"got {str(t.dtype).replace('torch.', '')}{list(t.shape)}")
             if not t.is_contiguous():
-                raise ValueError(f"input {i} ({spec['name']}) must be contiguous")
+                raise ValueError(f"input {i} ({name}) must be contiguous")
 
     def __call__(self, *inputs):
         self._check_inputs(inputs)
-        tensors = {"input": list(inputs)}
-        tensors["output"] = [self.allocator(s["shape"], _DTYPES[s["dtype"]]) for s in self.plan["outputs"]]
-        tensors["temp"] = [self.allocator(s["shape"], _DTYPES[s["dtype"]]) for s in self.plan["temps"]]
-        stream = torch.cuda.current_stream(self.device).cuda_stream
-
-        def ref(arg):
-            kind, idx = arg["ref"].split(":")
-            t = tensors[kind][int(idx)]
-            if arg.get("view") == "t":
-                t = t.t()
-            return t
-
-        for step in self.plan["steps"]:
-            if step["type"] == "kernel":
-                cargs = []
-                for a in step["args"]:
-                    if "ref" in a:
-                        cargs.append(ctypes.c_void_p(ref(a).data_ptr()))
-                    else:
-                        cargs.append(_CTYPES[a["scalar_type"]](a["scalar"]))
-                self.module.launch(step["kernel"], step["grid"], step["block"], step.get("shared_bytes", 0),
-                                   cargs, stream)
+        alloc = self.allocator
+        tensors = {"input": inputs,
+                   "output": [alloc(shape, dtype) for shape, dtype in self._outputs],
+                   "temp": [alloc(shape, dtype) for shape, dtype in self._temps]}
+        stream = ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)
+        for step in self._steps:
+            if step[0] == "kernel":
+                _, name, fn, dims, params, _holders, slots = step
+                for holder, kind, idx in slots:
+                    holder.value = tensors[kind][idx].data_ptr()
+                r = self._lib.cuLaunchKernel(fn, *dims, stream, params, None)
+                if r != 0:
+                    _check(self._lib, r, f"cuLaunchKernel({name})")
             else:
-                args = [ref(a) if "ref" in a else a["scalar"] for a in step["args"]]
-                result = self._ops[step["op"]](*args, **step.get("kwargs", {}))
-                kind, idx = step["out"].split(":")
-                target = tensors[kind][int(idx)]
+                _, name, op, refs, consts, kwargs, (kind, idx) = step
+                args = []
+                for ref, const in zip(refs, consts):
+                    if ref is None:
+                        args.append(const)
+                    else:
+                        t = tensors[ref[0]][ref[1]]
+                        args.append(t.t() if ref[2] == "t" else t)
+                result = op(*args, **kwargs)
+                target = tensors[kind][idx]
                 if result.shape != target.shape:
-                    raise ValueError(f"library step {step['op']} gave shape {list(result.shape)}, "
+                    raise ValueError(f"library step {name} gave shape {list(result.shape)}, "
                                      f"plan expects {list(target.shape)}")
-                tensors[kind][int(idx)] = result
+                tensors[kind][idx] = result
         return tuple(tensors["output"])
 
 
