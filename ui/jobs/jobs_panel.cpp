@@ -48,6 +48,7 @@ JobsPanel::JobsPanel(JobQueue& queue, QWidget* parent) : QWidget(parent), queue_
         [this, info] {
           model_->apply(info);
           refreshDetails();
+          if (info.state != JobState::Queued && info.state != JobState::Running) emit jobFinished(info.id);
         },
         Qt::QueuedConnection);
   });

@@ -25,6 +25,10 @@ class JobsPanel : public QWidget {
   QPushButton* cancelButton() const { return cancel_; }
   void selectJob(int id);
 
+ signals:
+  // A job reached a final state (succeeded, failed, cancelled, superseded, timed out); on the UI thread.
+  void jobFinished(int id);
+
  private:
   void refreshDetails();
   void refreshElapsed();

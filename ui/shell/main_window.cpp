@@ -14,25 +14,44 @@
 #include <QStackedWidget>
 
 #include <QThread>
+#include <QTimer>
+#include <fstream>
+
+#include <fmt/format.h>
 
 #include "core/doctor/doctor_report.h"
 #include "core/env/resource_paths.h"
 #include "core/gen/generation_run.h"
-#include "ui/versions/version_tree_view.h"
 #include "core/project/project_error.h"
 #include "core/project/project_location.h"
 #include "ui/graph/model_graph_widget.h"
+#include "ui/jobs/jobs_panel.h"
+#include "ui/results/results_panel.h"
 #include "ui/shell/about_dialog.h"
 #include "ui/shell/intake_job.h"
 #include "ui/shell/placeholder_panel.h"
 #include "ui/shell/settings_dialog.h"
 #include "ui/shell/source_viewer.h"
 #include "ui/versions/kernel_workspace.h"
+#include "ui/versions/version_tree_view.h"
 
 namespace nova::ui {
 
+namespace {
+JobQueue::Options job_options() {
+  JobQueue::Options o;
+  o.results_dir = projects_root() / "jobs";
+  return o;
+}
+}  // namespace
+
 MainWindow::MainWindow(Settings settings, QWidget* parent)
-    : QMainWindow(parent), settings_(std::move(settings)) {
+    : QMainWindow(parent),
+      settings_(std::move(settings)),
+      jobs_(job_options()),
+      runner_(settings_.resolved_python()) {
+  evaluator_ = std::make_unique<CandidateEvaluator>(runner_, compiler_, projects_root() / "work");
+  evaluation_ = std::make_unique<EvaluationJobs>(jobs_, *evaluator_, runner_, EvaluationJobs::Options{});
   setWindowTitle(tr("Nova Studio"));
   setWindowIcon(QIcon(":/nova/nova.svg"));
   resize(1400, 900);
@@ -73,7 +92,7 @@ void MainWindow::buildDocks() {
       {"jobs", tr("Jobs"), tr("Background work (intake, profiling, builds, validation) is listed here."),
        Qt::BottomDockWidgetArea},
       {"results", tr("Results"), tr("Validation and benchmark results of candidates appear here."),
-       Qt::BottomDockWidgetArea},
+       Qt::RightDockWidgetArea},
   };
   QDockWidget* firstRight = nullptr;
   QDockWidget* firstBottom = nullptr;
@@ -88,14 +107,32 @@ void MainWindow::buildDocks() {
     QDockWidget*& first = s.area == Qt::RightDockWidgetArea ? firstRight : firstBottom;
     if (!first)
       first = dock;
-    else if (s.area == Qt::BottomDockWidgetArea)
-      tabifyDockWidget(first, dock);
     else
-      splitDockWidget(first, dock, Qt::Vertical);
+      tabifyDockWidget(first, dock);  // hot ops | editor on the right; timeline | jobs | results below
   }
+  // The jobs and results docks hold their real panels.
+  jobsPanel_ = new JobsPanel(jobs_, this);
+  resultsPanel_ = new ResultsPanel(this);
+  for (auto* dock : findChildren<QDockWidget*>()) {
+    if (dock->objectName() == "dock_jobs") dock->setWidget(jobsPanel_);
+    if (dock->objectName() == "dock_results") dock->setWidget(resultsPanel_);
+  }
+  connect(jobsPanel_, &JobsPanel::jobFinished, this, &MainWindow::evaluationFinished);
   if (firstBottom) firstBottom->raise();
-  resizeDocks({firstRight}, {480}, Qt::Horizontal);
-  resizeDocks({firstBottom}, {260}, Qt::Vertical);
+  if (editorDock_) editorDock_->raise();
+  rightDock_ = firstRight;
+  bottomDock_ = firstBottom;
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (docksSized_) return;
+  docksSized_ = true;
+  // Dock sizes apply only once the window has its geometry.
+  QTimer::singleShot(0, this, [this] {
+    if (rightDock_) resizeDocks({rightDock_}, {width() * 45 / 100}, Qt::Horizontal);
+    if (bottomDock_) resizeDocks({bottomDock_}, {height() / 4}, Qt::Vertical);
+  });
 }
 
 QStringList MainWindow::dockNames() const {
@@ -192,6 +229,7 @@ void MainWindow::openProject() {
   }
   workspace_ = new KernelWorkspace(*project_, editorDock_);
   editorDock_->setWidget(workspace_);
+  connect(workspace_->versionTree(), &VersionTreeView::validateRequested, this, &MainWindow::validateVersion);
 }
 
 void MainWindow::startIntake() {
@@ -256,44 +294,130 @@ void MainWindow::generateCandidates() {
   QPointer<MainWindow> self(this);
   QPointer<IntakeJob> owner(intake_);
   ModelGraph graph = graph_;
-  statusBar()->showMessage(tr("Builtin generator: writing kernels for %1 fusion groups…").arg(graph.groups.size()));
+  statusBar()->showMessage(
+      tr("Builtin generator: writing kernels for %1 fusion groups…").arg(graph.groups.size()));
   QThread* t = QThread::create([self, owner, graph] {
     DoctorReport gpu;
     probe_cuda_driver(gpu);  // specialise for the GPU here, if there is one
     GenerationTarget target;
     if (gpu.has_gpu()) target = {gpu.gpus[0].arch(), gpu.gpus[0].sm_count};
-    auto generated = std::make_shared<std::vector<GeneratedGroup>>(generate_and_build(graph, target, NvrtcCompiler()));
+    auto generated =
+        std::make_shared<std::vector<GeneratedGroup>>(generate_and_build(graph, target, NvrtcCompiler()));
     if (!self) return;
-    QMetaObject::invokeMethod(self.data(), [self, owner, generated] {
-      // A newer model superseded this one: its project is gone; drop the result.
-      if (!self || !owner || self->intake_ != owner || !self->project_) return;
-      int built = 0, declined = 0;
-      for (const auto& g : *generated) {
-        built += g.build.ok;
-        declined += g.candidate.declined.has_value();
-      }
-      std::vector<std::int64_t> ids;
-      try {
-        ids = store_generated(*self->project_, *generated);
-      } catch (const std::exception& e) {
-        self->statusBar()->showMessage(tr("Candidates not saved: %1").arg(e.what()), 30000);
-        return;
-      }
-      self->workspace_->versionTree()->refresh();
-      for (auto id : ids)
-        if (id) {
-          self->workspace_->openVersion(id);
-          break;
-        }
-      self->statusBar()->showMessage(tr("Builtin generator: %1 candidates, %2 compiled with NVRTC, %3 declined")
-                                         .arg(generated->size() - declined)
-                                         .arg(built)
-                                         .arg(declined));
-      emit self->candidatesReady(static_cast<int>(generated->size()) - declined);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, owner, generated] {
+          // A newer model superseded this one: its project is gone; drop the result.
+          if (!self || !owner || self->intake_ != owner || !self->project_) return;
+          int built = 0, declined = 0;
+          for (const auto& g : *generated) {
+            built += g.build.ok;
+            declined += g.candidate.declined.has_value();
+          }
+          std::vector<std::int64_t> ids;
+          try {
+            ids = store_generated(*self->project_, *generated);
+          } catch (const std::exception& e) {
+            self->statusBar()->showMessage(tr("Candidates not saved: %1").arg(e.what()), 30000);
+            return;
+          }
+          self->workspace_->versionTree()->refresh();
+          for (auto id : ids)
+            if (id) {
+              self->workspace_->openVersion(id);
+              break;
+            }
+          self->statusBar()->showMessage(
+              tr("Builtin generator: %1 candidates, %2 compiled with NVRTC, %3 declined")
+                  .arg(generated->size() - declined)
+                  .arg(built)
+                  .arg(declined));
+          emit self->candidatesReady(static_cast<int>(generated->size()) - declined);
+        },
+        Qt::QueuedConnection);
   });
   connect(t, &QThread::finished, t, &QObject::deleteLater);
   t->start();
+}
+
+void MainWindow::validateVersion(qint64 id) {
+  if (!project_) return;
+  auto settle = [this, id](const QString& message) {
+    statusBar()->showMessage(message, 30000);
+    emit evaluationSettled(id, message);
+  };
+  DoctorReport gpu;
+  probe_cuda_driver(gpu);
+  if (!gpu.has_gpu()) {
+    settle(
+        tr("Validation and benchmarks need a GPU (%1); intake, generation and the editor work without one.")
+            .arg(QString::fromStdString(gpu.driver_error)));
+    return;
+  }
+  CandidateVersion version = project_->version(id);
+  std::optional<nlohmann::json> stored;
+  for (const auto& g : project_->fusion_groups())
+    if (g.id == version.group_id) stored = nlohmann::json::parse(g.ops_json, nullptr, false);
+  if (!stored || stored->is_discarded() || !stored->contains("candidate") || !stored->contains("group")) {
+    settle(tr("Version %1 has no launch plan in the project: it cannot be validated.").arg(id));
+    return;
+  }
+  FusionGroup group = stored->at("group").get<FusionGroup>();
+  Candidate candidate = stored->at("candidate").get<Candidate>();
+  candidate.cuda_source = version.source;  // the version as stored (a user edit keeps its parent's plan)
+  std::filesystem::path reference = project_->folder() / fmt::format("group{}.py", group.id);
+  {
+    std::ofstream out(reference, std::ios::trunc);
+    out << group.functional_source;
+  }
+  EvaluationRequest request;
+  request.label = fmt::format("version {}", id);
+  request.reference = reference;
+  request.candidate = candidate;
+  request.arch = gpu.gpus[0].arch();
+  int job = evaluation_->submit(request);
+  jobVersion_[job] = id;
+  statusBar()->showMessage(
+      tr("Validating and benchmarking version %1 in the background (job %2)…").arg(id).arg(job));
+}
+
+void MainWindow::evaluationFinished(int job) {
+  if (!jobVersion_.contains(job)) return;
+  qint64 id = jobVersion_.take(job);
+  auto info = jobs_.info(job);
+  if (!info) return;
+  if (info->state == JobState::Succeeded && info->result.contains("gpu_job")) {
+    jobVersion_[info->result["gpu_job"].get<int>()] = id;  // the build queued the GPU job: follow it
+    return;
+  }
+  if (info->state != JobState::Succeeded) {
+    QString message =
+        tr("Version %1: %2")
+            .arg(id)
+            .arg(QString::fromStdString(info->error.empty() ? to_string(info->state) : info->error));
+    statusBar()->showMessage(message, 30000);
+    emit evaluationSettled(id, message);
+    return;
+  }
+  ValidationResult validation =
+      info->result.value("validation", nlohmann::json::object()).get<ValidationResult>();
+  resultsPanel_->setValidation(validation);
+  std::optional<double> speedup;
+  if (info->result.contains("benchmark") && !info->result["benchmark"].is_null()) {
+    BenchmarkResult bench = info->result["benchmark"].get<BenchmarkResult>();
+    resultsPanel_->setBenchmark(bench);
+    for (const auto& s : bench.speedups)
+      if (s.mode == "cold" && s.baseline == "eager") speedup = s.value;
+    if (project_)
+      project_->add_result({0, id, "benchmark", info->result["benchmark"].dump(), ""}, std::nullopt, speedup);
+  }
+  if (project_)
+    project_->add_result({0, id, "validation", info->result["validation"].dump(), ""}, validation.passed,
+                         speedup);
+  if (workspace_) workspace_->versionTree()->refresh();
+  QString message = tr("Version %1: %2").arg(id).arg(QString::fromStdString(validation.verdict));
+  statusBar()->showMessage(message, 30000);
+  emit evaluationSettled(id, message);
 }
 
 void MainWindow::intakeFailed(const QString& message, const QString& details) {

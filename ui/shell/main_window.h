@@ -7,9 +7,14 @@
 #include <QPointer>
 #include <memory>
 
+#include "core/build/nvrtc_compiler.h"
 #include "core/env/settings.h"
 #include "core/graph/model_graph.h"
+#include "core/jobs/child_process_worker_runner.h"
+#include "core/jobs/job_queue.h"
 #include "core/project/project_store.h"
+#include "core/verify/candidate_evaluator.h"
+#include "core/verify/evaluation_jobs.h"
 
 class QMenu;
 class QLabel;
@@ -22,6 +27,8 @@ class PlaceholderPanel;
 class ModelGraphWidget;
 class KernelWorkspace;
 class IntakeJob;
+class JobsPanel;
+class ResultsPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -37,6 +44,8 @@ class MainWindow : public QMainWindow {
   ModelGraphWidget* graphWidget() const { return graphWidget_; }
   KernelWorkspace* workspace() const { return workspace_; }
   ProjectStore* project() const { return project_.get(); }
+  JobQueue& jobs() { return jobs_; }
+  ResultsPanel* resultsPanel() const { return resultsPanel_; }
   const ModelGraph* graph() const { return hasGraph_ ? &graph_ : nullptr; }
 
  public slots:
@@ -44,6 +53,8 @@ class MainWindow : public QMainWindow {
   void showSettings();
   void showAbout();
   void showSource(const QString& file, int line);
+  // Validates and benchmarks a stored version in the background (needs a GPU; says so otherwise).
+  void validateVersion(qint64 version);
 
  signals:
   void modelOpened(const QString& path);
@@ -51,6 +62,11 @@ class MainWindow : public QMainWindow {
   void modelSettled(const QString& path, bool ok);
   // The builtin generator's candidates for the open model are in the project and the editor.
   void candidatesReady(int count);
+  // A version's validation (and benchmark) finished or failed; the message says how.
+  void evaluationSettled(qint64 version, const QString& message);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
 
  private:
   void buildMenus();
@@ -62,6 +78,7 @@ class MainWindow : public QMainWindow {
   void intakeFailed(const QString& message, const QString& details);
   void openProject();
   void generateCandidates();
+  void evaluationFinished(int job);
 
   Settings settings_;
   QString currentModel_;
@@ -72,11 +89,24 @@ class MainWindow : public QMainWindow {
   QStackedWidget* centre_ = nullptr;
   ModelGraphWidget* graphWidget_ = nullptr;
   QDockWidget* editorDock_ = nullptr;
+  QDockWidget* rightDock_ = nullptr;
+  QDockWidget* bottomDock_ = nullptr;
+  bool docksSized_ = false;
   KernelWorkspace* workspace_ = nullptr;
   std::unique_ptr<ProjectStore> project_;
   QPointer<IntakeJob> intake_;  // the current intake; results of older ones are ignored
   ModelGraph graph_;
   bool hasGraph_ = false;
+  // Background work: the job queue (CPU lane for builds, GPU lane for validation and benchmarks),
+  // the worker processes it runs, and which evaluation job belongs to which stored version.
+  JobQueue jobs_;
+  ChildProcessWorkerRunner runner_;
+  NvrtcCompiler compiler_;
+  std::unique_ptr<CandidateEvaluator> evaluator_;
+  std::unique_ptr<EvaluationJobs> evaluation_;
+  JobsPanel* jobsPanel_ = nullptr;
+  ResultsPanel* resultsPanel_ = nullptr;
+  QMap<int, qint64> jobVersion_;  // build or GPU job id -> version id
 };
 
 }  // namespace nova::ui
