@@ -1,0 +1,49 @@
+// The delivery form of a builtin candidate (a complete torch extension source) compiles with nvcc
+// against the worker Python's torch headers: what a client's `pip install` will build.
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/env/settings.h"
+#include "core/gen/builtin_generator.h"
+#include "core/worker/child_process.h"
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+TEST(ExtensionBuild, TheSeedCandidatesExtensionCompilesWithNvcc) {
+  std::ifstream in(test::fixtures_dir() / "graphs" / "conv2d_min_add_multiply.json");
+  ModelGraph g = nlohmann::json::parse(in).get<ModelGraph>();
+  Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
+  ASSERT_FALSE(c.declined.has_value());
+  fs::path dir = test::scratch_dir("extension_build");
+  fs::path source = dir / "nova_seed_ext.cu";
+  std::ofstream(source) << c.extension_source;
+
+  // Include folders of the worker Python's torch and of Python itself (pybind11 needs Python.h).
+  auto env = ChildProcess::minimal_env();
+  auto paths = ChildProcess::run(
+      {Settings{}.resolved_python(), "-c",
+       "import sysconfig; from torch.utils.cpp_extension import include_paths\n"
+       "print('\\n'.join(include_paths() + [sysconfig.get_paths()['include']]))"},
+      env, 120s);
+  ASSERT_TRUE(paths.status.exited && paths.status.code == 0) << paths.err;
+  std::vector<std::string> cmd = {std::string(NOVA_CUDA_TOOLKIT_DIR) + "/bin/nvcc", "-c", "-std=c++17",
+                                  "-arch=sm_90", "-D_GLIBCXX_USE_CXX11_ABI=1",
+                                  "-DTORCH_EXTENSION_NAME=nova_seed_ext", source.string(), "-o",
+                                  (dir / "nova_seed_ext.o").string()};
+  std::istringstream lines(paths.out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) cmd.push_back("-I" + line);
+  auto r = ChildProcess::run(cmd, env, 900s);
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.status.exited && r.status.code == 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(dir / "nova_seed_ext.o"));
+}
+
+}  // namespace
+}  // namespace nova
