@@ -15,6 +15,7 @@
 #include "support/test_paths.h"
 #include "ui/shell/about_dialog.h"
 #include "ui/shell/placeholder_panel.h"
+#include "ui/trace/profile_panel.h"
 #include "ui/versions/kernel_workspace.h"
 
 namespace nova::ui {
@@ -106,6 +107,30 @@ TEST_F(MainWindowTest, IntakeInTheBackgroundShowsTheGraphAndStoresIt) {
   QTest::qWait(300);
   EXPECT_TRUE(w.grab().save(
       QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "main_window_seed.png").string())));
+}
+
+TEST_F(MainWindowTest, ARecordedTraceFillsTheTimelineAndColoursTheGraph) {
+  // Recorded on the H200 (tests/fixtures/traces): open the model, then its trace, as a user with
+  // no GPU does with a trace from a server.
+  MainWindow w(Settings{});
+  w.show();
+  QSignalSpy settled(&w, &MainWindow::modelSettled);
+  ASSERT_TRUE(w.openModel(
+      QString::fromStdString((test::repo_examples_dir() / "conv2d_min_add_multiply.py").string())));
+  ASSERT_TRUE(settled.wait(180000));
+  QSignalSpy profiled(&w, &MainWindow::profileSettled);
+  ASSERT_TRUE(w.openTrace(QString::fromStdString(
+      (test::fixtures_dir() / "traces" / "conv2d_min_add_multiply.novatrace").string())));
+  ASSERT_EQ(profiled.count(), 1);
+  EXPECT_TRUE(profiled.first().at(0).toBool());
+  EXPECT_TRUE(profiled.first().at(1).toString().contains("100.0% of GPU time attributed"))
+      << profiled.first().at(1).toString().toStdString();
+  ASSERT_NE(w.profilePanel(), nullptr);
+  EXPECT_TRUE(w.profilePanel()->isVisible());
+  EXPECT_FALSE(w.openTrace("/nonexistent.novatrace"));
+  QTest::qWait(300);
+  EXPECT_TRUE(w.grab().save(QString::fromStdString(
+      (std::filesystem::path(NOVA_TEST_OUTPUT) / "main_window_profile.png").string())));
 }
 
 TEST_F(MainWindowTest, AFailedIntakeShowsTheUsersTracebackAndTheStudioGoesOn) {

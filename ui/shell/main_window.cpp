@@ -24,6 +24,8 @@
 #include "core/gen/generation_run.h"
 #include "core/project/project_error.h"
 #include "core/project/project_location.h"
+#include "core/trace/profile_runner.h"
+#include "core/trace/trace_reader.h"
 #include "ui/graph/model_graph_widget.h"
 #include "ui/jobs/jobs_panel.h"
 #include "ui/results/results_panel.h"
@@ -32,6 +34,7 @@
 #include "ui/shell/placeholder_panel.h"
 #include "ui/shell/settings_dialog.h"
 #include "ui/shell/source_viewer.h"
+#include "ui/trace/profile_panel.h"
 #include "ui/versions/kernel_workspace.h"
 #include "ui/versions/version_tree_view.h"
 
@@ -118,6 +121,9 @@ void MainWindow::buildDocks() {
     if (dock->objectName() == "dock_results") dock->setWidget(resultsPanel_);
   }
   connect(jobsPanel_, &JobsPanel::jobFinished, this, &MainWindow::evaluationFinished);
+  // The timeline dock holds the profile panel (timeline over the hot-op table) once a profile exists.
+  profilePanel_ = new ProfilePanel(this);
+  profilePanel_->hide();
   if (firstBottom) firstBottom->raise();
   if (editorDock_) editorDock_->raise();
   rightDock_ = firstRight;
@@ -146,6 +152,11 @@ void MainWindow::buildMenus() {
   QAction* open = file->addAction(tr("&Open model…"), this, &MainWindow::showOpenModelDialog);
   open->setShortcut(QKeySequence::Open);
   recentMenu_ = file->addMenu(tr("Open &recent"));
+  file->addAction(tr("Open &trace…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Open a recorded trace"), QString(),
+                                                tr("Nova trace (*.novatrace);;All files (*)"));
+    if (!path.isEmpty()) openTrace(path);
+  });
   rebuildRecentMenu();
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
@@ -155,6 +166,7 @@ void MainWindow::buildMenus() {
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu_->addAction(dock->toggleViewAction());
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->addAction(tr("&Profile model"), this, &MainWindow::profileModel);
   tools->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -379,6 +391,122 @@ void MainWindow::validateVersion(qint64 id) {
   jobVersion_[job] = id;
   statusBar()->showMessage(
       tr("Validating and benchmarking version %1 in the background (job %2)…").arg(id).arg(job));
+}
+
+void MainWindow::showProfile(std::shared_ptr<const Trace> trace, const AttributionResult& attribution) {
+  profilePanel_->setProfile(trace, attribution, graph_);
+  for (auto* dock : findChildren<QDockWidget*>())
+    if (dock->objectName() == "dock_timeline") {
+      dock->setWidget(profilePanel_);
+      profilePanel_->show();
+      dock->raise();
+    }
+  panels_.value("hotops")->setMessage(tr("The hot-op table is in the Timeline dock, under the timeline."));
+  std::map<int, double> heat;  // colour the graph by each node's share of GPU time
+  for (const auto& n : attribution.nodes) heat[n.id] = n.share;
+  if (hasGraph_) graphWidget_->setNodeHeat(heat);
+  connect(profilePanel_, &ProfilePanel::nodeSelected, graphWidget_, &ModelGraphWidget::selectNode,
+          Qt::UniqueConnection);
+  connect(profilePanel_, &ProfilePanel::sendToGenerator, this, &MainWindow::sendToGenerator,
+          Qt::UniqueConnection);
+}
+
+void MainWindow::sendToGenerator(const QList<int>& ids, bool groups) {
+  // The builtin generator has already written a candidate for every fusion group: show the one for
+  // the first hot group (or the group of the first hot node) in the editor.
+  if (!project_ || !workspace_ || ids.isEmpty()) return;
+  int group = ids.front();
+  if (!groups && hasGraph_)
+    if (const FusionGroup* g = graph_.group_of(group)) group = g->id;
+  for (const auto& rec : project_->fusion_groups()) {
+    auto j = nlohmann::json::parse(rec.ops_json, nullptr, false);
+    if (j.is_discarded() || !j.contains("group") || j["group"].value("id", -1) != group) continue;
+    auto versions = project_->versions(rec.id);
+    if (versions.empty()) {
+      statusBar()->showMessage(
+          tr("The builtin generator declined group %1: %2")
+              .arg(group)
+              .arg(QString::fromStdString(j["candidate"].value("declined", std::string("no rule")))),
+          30000);
+      return;
+    }
+    workspace_->openVersion(versions.back().id);
+    editorDock_->raise();
+    statusBar()->showMessage(tr("Group %1: the builtin candidate is in the kernel editor.").arg(group),
+                             15000);
+    return;
+  }
+  statusBar()->showMessage(tr("No fusion group %1 in this project.").arg(group), 15000);
+}
+
+bool MainWindow::openTrace(const QString& path) {
+  std::shared_ptr<const Trace> trace;
+  try {
+    trace = std::make_shared<Trace>(TraceReader::read(path.toStdString()));
+  } catch (const std::exception& e) {
+    QString message = tr("Cannot open the trace: %1").arg(e.what());
+    statusBar()->showMessage(message, 30000);
+    emit profileSettled(false, message);
+    return false;
+  }
+  AttributionResult attribution = Attribution::compute(*trace, graph_, DeviceCeilings{});
+  showProfile(trace, attribution);
+  QString message = tr("%1: %2 kernels, %3% of GPU time attributed to graph nodes%4")
+                        .arg(QFileInfo(path).fileName())
+                        .arg(trace->kernel_count())
+                        .arg(attribution.attributed_fraction * 100, 0, 'f', 1)
+                        .arg(hasGraph_ ? QString() : tr(" (open the model to name the nodes)"));
+  statusBar()->showMessage(message, 30000);
+  emit profileSettled(true, message);
+  return true;
+}
+
+void MainWindow::profileModel() {
+  if (currentModel_.isEmpty()) {
+    statusBar()->showMessage(tr("Open a model first."), 10000);
+    return;
+  }
+  DoctorReport gpu;
+  probe_cuda_driver(gpu);
+  if (!gpu.has_gpu()) {
+    QString message =
+        tr("Profiling needs a GPU (%1). A trace recorded on a GPU machine opens with File > Open trace.")
+            .arg(QString::fromStdString(gpu.driver_error));
+    statusBar()->showMessage(message, 30000);
+    emit profileSettled(false, message);
+    return;
+  }
+  ProfileOptions options;
+  options.model = currentModel_.toStdString();
+  options.python = settings_.resolved_python();
+  if (hasGraph_) options.graph = graph_;
+  statusBar()->showMessage(tr("Profiling %1 with CUPTI…").arg(QFileInfo(currentModel_).fileName()));
+  QPointer<MainWindow> self(this);
+  QThread* t = QThread::create([self, options] {
+    try {
+      auto result = std::make_shared<ProfileResult>(ProfileRunner(options).run());
+      QMetaObject::invokeMethod(
+          self.data(),
+          [self, result] {
+            if (!self) return;
+            self->showProfile(result->trace, result->attribution);
+            emit self->profileSettled(true, tr("Profiled: %1 kernels").arg(result->trace->kernel_count()));
+          },
+          Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      QString message = QString::fromStdString(e.what());
+      QMetaObject::invokeMethod(
+          self.data(),
+          [self, message] {
+            if (!self) return;
+            self->statusBar()->showMessage(tr("Profiling failed: %1").arg(message), 30000);
+            emit self->profileSettled(false, message);
+          },
+          Qt::QueuedConnection);
+    }
+  });
+  connect(t, &QThread::finished, t, &QObject::deleteLater);
+  t->start();
 }
 
 void MainWindow::evaluationFinished(int job) {

@@ -13,6 +13,8 @@
 #include "core/jobs/child_process_worker_runner.h"
 #include "core/jobs/job_queue.h"
 #include "core/project/project_store.h"
+#include "core/trace/attribution.h"
+#include "core/trace/trace.h"
 #include "core/verify/candidate_evaluator.h"
 #include "core/verify/evaluation_jobs.h"
 
@@ -29,6 +31,7 @@ class KernelWorkspace;
 class IntakeJob;
 class JobsPanel;
 class ResultsPanel;
+class ProfilePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -55,6 +58,14 @@ class MainWindow : public QMainWindow {
   void showSource(const QString& file, int line);
   // Validates and benchmarks a stored version in the background (needs a GPU; says so otherwise).
   void validateVersion(qint64 version);
+  // Shows a recorded trace (.novatrace, e.g. from a GPU server) on the timeline and hot-op table,
+  // attributed to the open model's graph. False (with a message) if it cannot be read.
+  bool openTrace(const QString& path);
+  // Profiles the open model in the background with the CUPTI tracer (needs a GPU; says so otherwise).
+  void profileModel();
+  // "Send to generator" from the hot-op table: opens the group's candidate in the editor.
+  void sendToGenerator(const QList<int>& ids, bool groups);
+  ProfilePanel* profilePanel() const { return profilePanel_; }
 
  signals:
   void modelOpened(const QString& path);
@@ -64,6 +75,8 @@ class MainWindow : public QMainWindow {
   void candidatesReady(int count);
   // A version's validation (and benchmark) finished or failed; the message says how.
   void evaluationSettled(qint64 version, const QString& message);
+  // A profile (recorded or just traced) is on the timeline, or profiling failed.
+  void profileSettled(bool ok, const QString& message);
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -106,6 +119,8 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<EvaluationJobs> evaluation_;
   JobsPanel* jobsPanel_ = nullptr;
   ResultsPanel* resultsPanel_ = nullptr;
+  ProfilePanel* profilePanel_ = nullptr;
+  void showProfile(std::shared_ptr<const Trace> trace, const AttributionResult& attribution);
   QMap<int, qint64> jobVersion_;  // build or GPU job id -> version id
 };
 
