@@ -115,7 +115,7 @@ TEST(CudaEditor, ScreenshotOfTheSeedKernelWithDiagnostics) {
   CudaEditor editor;
   editor.resize(1000, 700);
   editor.setText(fixture_text("diagnostics/broken_kernel.cu") + "\n" +
-                 fixture_text("conv2d_min_add_multiply.seed.cu"));
+                 fixture_text("reference_kernels/conv2d_min_add_multiply.seed.cu"));
   editor.setDiagnostics(parse_diagnostics(fixture_text("diagnostics/nvrtc_broken_kernel.log").toStdString()));
   editor.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&editor));

@@ -41,7 +41,7 @@ struct Project {
     CandidateVersion seed;
     seed.group_id = group;
     seed.origin = {OriginKind::builtin, "epilogue_fusion", "", "", 0};
-    seed.source = fixture_text("conv2d_min_add_multiply.seed.cu");
+    seed.source = fixture_text("reference_kernels/conv2d_min_add_multiply.seed.cu");
     v1 = store.add_version(seed);
     store.add_build_log({0, v1, "nvrtc", true, "", ""});
     store.add_result({0, v1, "validation", "{}", ""}, true, std::nullopt);
