@@ -21,8 +21,8 @@ int main(int argc, char** argv) {
   QCommandLineOption generator("generator", "generator for this session: builtin (default)", "name",
                                "builtin");
   parser.addOption(generator);
-  QCommandLineOption screenshot("screenshot", "save a picture of the window once the model is loaded, then quit",
-                                "file.png");
+  QCommandLineOption screenshot(
+      "screenshot", "save a picture of the window once the model is loaded, then quit", "file.png");
   parser.addOption(screenshot);
   parser.addPositionalArgument("model", "a PyTorch model file to open");
   parser.process(app);
@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
       QApplication::quit();
     };
     // Settled means the candidates are in the editor too (or intake failed).
-    QObject::connect(&window, &nova::ui::MainWindow::candidatesReady, &window, [grab] { QTimer::singleShot(300, grab); });
+    QObject::connect(&window, &nova::ui::MainWindow::candidatesReady, &window,
+                     [grab] { QTimer::singleShot(300, grab); });
     QObject::connect(&window, &nova::ui::MainWindow::modelSettled, &window, [grab](const QString&, bool ok) {
       if (!ok) QTimer::singleShot(300, grab);
     });

@@ -61,7 +61,8 @@ std::string NvrtcCompiler::nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
-NvrtcResult NvrtcCompiler::compile(const std::string& source, const std::string& name, const std::string& arch,
+NvrtcResult NvrtcCompiler::compile(const std::string& source, const std::string& name,
+                                   const std::string& arch,
                                    const std::vector<std::string>& extra_options) const {
   NvrtcResult r;
   r.arch = arch;

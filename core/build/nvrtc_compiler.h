@@ -12,12 +12,12 @@ namespace nova {
 
 struct NvrtcResult {
   bool ok = false;
-  std::string cubin;               // the compiled image (binary)
-  std::string log;                 // NVRTC's log, warnings included
+  std::string cubin;  // the compiled image (binary)
+  std::string log;    // NVRTC's log, warnings included
   bool cache_hit = false;
-  double compile_ms = 0;           // 0 on a cache hit
+  double compile_ms = 0;             // 0 on a cache hit
   std::filesystem::path cubin_path;  // where the cached cubin lies
-  std::string arch;                // "sm_90"
+  std::string arch;                  // "sm_90"
 };
 
 class NvrtcCompiler {

@@ -6,8 +6,8 @@
 #ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
 #endif
-#include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #ifndef INFINITY  // NVRTC has no <math.h>
 #define INFINITY __int_as_float(0x7f800000)
@@ -19,15 +19,27 @@ namespace nova {
 __device__ __forceinline__ float to_f(float v) { return v; }
 __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T> __device__ __forceinline__ T from_f(float v);
-template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <typename T>
+__device__ __forceinline__ T from_f(float v);
+template <>
+__device__ __forceinline__ float from_f<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half from_f<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 // ---- activations, written as PyTorch defines them (fp32 math) ----
 __device__ __forceinline__ float sigmoidf_(float x) { return 1.0f / (1.0f + expf(-x)); }
 __device__ __forceinline__ float siluf_(float x) { return x / (1.0f + expf(-x)); }
-__device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float gelu_erf(float x) {
+  return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+}
 __device__ __forceinline__ float gelu_tanh(float x) {
   const float k = 0.7978845608028654f;  // sqrt(2/pi)
   return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
@@ -36,15 +48,23 @@ __device__ __forceinline__ float softplusf_(float x, float beta, float threshold
   return (x * beta > threshold) ? x : log1pf(expf(x * beta)) / beta;
 }
 __device__ __forceinline__ float mishf_(float x) { return x * tanhf(softplusf_(x, 1.0f, 20.0f)); }
-__device__ __forceinline__ float hardswishf_(float x) { return x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f; }
+__device__ __forceinline__ float hardswishf_(float x) {
+  return x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+}
 __device__ __forceinline__ float hardsigmoidf_(float x) { return fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f; }
 __device__ __forceinline__ float hardtanhf_(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
 __device__ __forceinline__ float leaky_reluf_(float x, float slope) { return x > 0.0f ? x : x * slope; }
 __device__ __forceinline__ float reluf_(float x) { return x > 0.0f ? x : 0.0f; }
 // torch.minimum / maximum propagate NaN.
-__device__ __forceinline__ float minimumf_(float a, float b) { return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b); }
-__device__ __forceinline__ float maximumf_(float a, float b) { return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b); }
-__device__ __forceinline__ float clampf_(float x, float lo, float hi) { return minimumf_(maximumf_(x, lo), hi); }
+__device__ __forceinline__ float minimumf_(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
+}
+__device__ __forceinline__ float maximumf_(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
+}
+__device__ __forceinline__ float clampf_(float x, float lo, float hi) {
+  return minimumf_(maximumf_(x, lo), hi);
+}
 
 // ---- warp and block reductions ----
 __device__ __forceinline__ float warp_sum(float v) {

@@ -84,7 +84,9 @@ TEST(BuiltinGenerator, EveryGroupOfEveryExampleGeneratesAndCompilesWithNvrtc) {
           auto colon = a.ref.find(':');
           std::string kind = a.ref.substr(0, colon);
           std::size_t i = std::stoul(a.ref.substr(colon + 1));
-          std::size_t n = kind == "input" ? c.plan.inputs.size() : kind == "output" ? c.plan.outputs.size() : c.plan.temps.size();
+          std::size_t n = kind == "input"    ? c.plan.inputs.size()
+                          : kind == "output" ? c.plan.outputs.size()
+                                             : c.plan.temps.size();
           EXPECT_LT(i, n) << a.ref;
         }
       // Validation's static checks see the same kernels the plan launches, and nothing to refuse.
@@ -92,7 +94,8 @@ TEST(BuiltinGenerator, EveryGroupOfEveryExampleGeneratesAndCompilesWithNvrtc) {
       EXPECT_FALSE(report.refused()) << (report.refusals.empty() ? "" : report.refusals[0]);
       for (const auto& s : c.plan.steps)
         if (s.type == "kernel")
-          EXPECT_NE(std::find(report.kernels.begin(), report.kernels.end(), s.kernel), report.kernels.end()) << s.kernel;
+          EXPECT_NE(std::find(report.kernels.begin(), report.kernels.end(), s.kernel), report.kernels.end())
+              << s.kernel;
       NvrtcResult r = nvrtc.compile(c.cuda_source, name + ".cu", "sm_90");
       EXPECT_TRUE(r.ok) << r.log;
       EXPECT_NE(c.extension_source.find("PYBIND11_MODULE"), std::string::npos);
@@ -115,7 +118,8 @@ TEST(BuiltinGenerator, SeedDemosPickTheFusedRulesAndMatchTheGoldenCode) {
     if (std::getenv("NOVA_UPDATE_GOLDEN")) {
       std::ofstream(golden) << c.cuda_source;
     }
-    EXPECT_EQ(c.cuda_source, read(golden)) << "regenerate with NOVA_UPDATE_GOLDEN=1 after a deliberate change";
+    EXPECT_EQ(c.cuda_source, read(golden))
+        << "regenerate with NOVA_UPDATE_GOLDEN=1 after a deliberate change";
   }
 }
 
@@ -126,7 +130,9 @@ TEST(BuiltinGenerator, FusesTheWholeSeedEpilogueIntoTheConvolution) {
   EXPECT_NE(c.cuda_source.find("nova::minimumf_(conv, "), std::string::npos);
   EXPECT_NE(c.cuda_source.find("* 2.0f"), std::string::npos);
   std::regex store(R"(out_mul\[[^\]]+\] =)");
-  EXPECT_EQ(std::distance(std::sregex_iterator(c.cuda_source.begin(), c.cuda_source.end(), store), std::sregex_iterator()), 1);
+  EXPECT_EQ(std::distance(std::sregex_iterator(c.cuda_source.begin(), c.cuda_source.end(), store),
+                          std::sregex_iterator()),
+            1);
 }
 
 TEST(BuiltinGenerator, MemoryBoundChainsUseSixteenByteAccesses) {

@@ -26,15 +26,19 @@ TEST(ExtensionBuild, TheSeedCandidatesExtensionCompilesWithNvcc) {
 
   // Include folders of the worker Python's torch and of Python itself (pybind11 needs Python.h).
   auto env = ChildProcess::minimal_env();
-  auto paths = ChildProcess::run(
-      {Settings{}.resolved_python(), "-c",
-       "import sysconfig; from torch.utils.cpp_extension import include_paths\n"
-       "print('\\n'.join(include_paths() + [sysconfig.get_paths()['include']]))"},
-      env, 120s);
+  auto paths = ChildProcess::run({Settings{}.resolved_python(), "-c",
+                                  "import sysconfig; from torch.utils.cpp_extension import include_paths\n"
+                                  "print('\\n'.join(include_paths() + [sysconfig.get_paths()['include']]))"},
+                                 env, 120s);
   ASSERT_TRUE(paths.status.exited && paths.status.code == 0) << paths.err;
-  std::vector<std::string> cmd = {std::string(NOVA_CUDA_TOOLKIT_DIR) + "/bin/nvcc", "-c", "-std=c++17",
-                                  "-arch=sm_90", "-D_GLIBCXX_USE_CXX11_ABI=1",
-                                  "-DTORCH_EXTENSION_NAME=nova_seed_ext", source.string(), "-o",
+  std::vector<std::string> cmd = {std::string(NOVA_CUDA_TOOLKIT_DIR) + "/bin/nvcc",
+                                  "-c",
+                                  "-std=c++17",
+                                  "-arch=sm_90",
+                                  "-D_GLIBCXX_USE_CXX11_ABI=1",
+                                  "-DTORCH_EXTENSION_NAME=nova_seed_ext",
+                                  source.string(),
+                                  "-o",
                                   (dir / "nova_seed_ext.o").string()};
   std::istringstream lines(paths.out);
   for (std::string line; std::getline(lines, line);)
