@@ -7,21 +7,13 @@
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include "core/env/fnv1a.h"
 #include "core/env/resource_paths.h"
 
 namespace nova {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -79,7 +71,7 @@ NvrtcResult NvrtcCompiler::compile(const std::string& source, const std::string&
   std::string key = "nvrtc " + nvrtc_version() + "\n";
   for (const auto& o : options) key += o + "\n";
   key += "--\n" + source;
-  std::string stem = fmt::format("{:016x}-{}", fnv1a(key), arch);
+  std::string stem = fmt::format("{:016x}-{}", fnv1a64(key), arch);
   fs::path cubin_path = cache_dir_ / (stem + ".cubin");
   fs::path key_path = cache_dir_ / (stem + ".key");
   r.cubin_path = cubin_path;

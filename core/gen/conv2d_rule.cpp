@@ -61,19 +61,7 @@ RuleOutput library_conv(const GroupContext& ctx, const GraphNode& conv, const st
   step.type = "library";
   step.op = conv.target;
   // Operands computed inside the group (a transposed view, a scaled input) are materialized first.
-  std::map<std::string, std::string> computed;
-  for (const auto& a : conv.args) {
-    if (a.tensor.empty() || ctx.input_index(a.tensor) >= 0 || computed.count(a.tensor)) continue;
-    const GraphNode* producer = ctx.graph.producer(a.tensor);
-    if (!producer) throw UnsupportedGroup("operand '" + a.tensor + "' has no producer");
-    std::string ref = fmt::format("temp:{}", plan.temps.size());
-    for (const auto& o : producer->outputs)
-      if (o.name == a.tensor) plan.temps.push_back({o.name, o.shape, o.dtype});
-    RuleOutput m = PointwiseRule::materialize(ctx, a.tensor, ref);
-    out.kernels += m.kernels;
-    for (auto& st : m.plan.steps) plan.steps.push_back(st);
-    computed[a.tensor] = ref;
-  }
+  auto computed = PointwiseRule::materialize_operands(ctx, conv, plan, out.kernels);
   for (const auto& a : conv.args) step.args.push_back(ctx.library_arg(a, computed));
   step.out = "temp:0";
   plan.steps.push_back(step);

@@ -43,12 +43,16 @@ std::string tensor_ref(const std::string& ref, const std::string& view) {
 }  // namespace
 
 std::string ExtensionWriter::common_header() {
-  std::ifstream in(kernels_dir() / "nova" / "common.cuh");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  // Inlined into one file, the header's include guard is noise (nvcc warns about it).
-  if (auto p = text.find("#pragma once\n"); p != std::string::npos) text.erase(p, 13);
+  // Read once per process: every candidate's extension inlines the same header.
+  static const std::string text = [] {
+    std::ifstream in(kernels_dir() / "nova" / "common.cuh");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string t = ss.str();
+    // Inlined into one file, the header's include guard is noise (nvcc warns about it).
+    if (auto p = t.find("#pragma once\n"); p != std::string::npos) t.erase(p, 13);
+    return t;
+  }();
   return text;
 }
 

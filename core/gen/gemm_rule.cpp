@@ -153,19 +153,7 @@ RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g, const GemmS
   step.type = "library";
   step.op = g.target;
   // Operands computed inside the group (a transposed view, a scaled input) are materialized first.
-  std::map<std::string, std::string> computed;
-  for (const auto& a : g.args) {
-    if (a.tensor.empty() || ctx.input_index(a.tensor) >= 0 || computed.count(a.tensor)) continue;
-    const GraphNode* producer = ctx.graph.producer(a.tensor);
-    if (!producer) throw UnsupportedGroup("operand '" + a.tensor + "' has no producer");
-    std::string ref = fmt::format("temp:{}", out.plan.temps.size());
-    for (const auto& o : producer->outputs)
-      if (o.name == a.tensor) out.plan.temps.push_back({o.name, o.shape, o.dtype});
-    RuleOutput m = PointwiseRule::materialize(ctx, a.tensor, ref);
-    out.kernels += m.kernels;
-    for (auto& st : m.plan.steps) out.plan.steps.push_back(st);
-    computed[a.tensor] = ref;
-  }
+  auto computed = PointwiseRule::materialize_operands(ctx, g, out.plan, out.kernels);
   for (const auto& a : g.args) step.args.push_back(ctx.library_arg(a, computed));
   step.out = "temp:0";
   out.plan.steps.push_back(step);

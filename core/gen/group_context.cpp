@@ -118,17 +118,20 @@ PlanArg GroupContext::library_arg(const NodeArg& arg,
 
 bool GroupContext::epilogue_preserves_coordinates() const {
   if (outputs.size() != 1 || !anchor()) return false;
-  static const std::set<std::string> remapping = {
-      "view",    "_unsafe_view", "reshape", "flatten", "transpose",        "t",    "permute", "unsqueeze",
-      "squeeze", "select",       "slice",   "split",   "split_with_sizes", "triu", "tril",    "expand"};
-  for (const GraphNode* n : nodes_after_anchor()) {
-    std::string op = n->target.rfind("aten.", 0) == 0 ? n->target.substr(5) : n->target;
-    op = op.substr(0, op.find('.'));
-    if (remapping.count(op)) return false;
+  const TensorInfo& result = anchor()->outputs.at(0);
+  if (result.shape != outputs[0].shape) return false;
+  // A dry run of the epilogue with the anchor's result in a register: it must reach the output
+  // without views or index-dependent ops in between (the emitter tracks exactly that).
+  PointwiseEmitter e(graph, group);
+  bind_inputs(e);
+  auto coords = unravel("i", result.shape);
+  e.bind_register(result.name, "anchor", coords);
+  try {
+    e.value(outputs[0].name, coords);
+  } catch (const UnsupportedGroup&) {
+    return false;
   }
-  // Nodes before the anchor that the epilogue reads (e.g. a lifted constant's clone) are fine;
-  // the anchor's own output must have the group output's shape.
-  return anchor()->outputs.at(0).shape == outputs[0].shape;
+  return e.coordinates_preserved();
 }
 
 std::string GroupContext::shapes_summary() const {

@@ -199,6 +199,25 @@ std::string PointwiseEmitter::broadcast_value(const std::string& tensor,
   return value(tensor, broadcast_coords(tensor, out_shape, coords));
 }
 
+bool PointwiseEmitter::load_lanes_float4(const std::string& tensor,
+                                         const std::vector<std::int64_t>& out_shape,
+                                         const std::vector<std::vector<std::string>>& lanes) {
+  const TensorInfo& t = info(tensor);
+  auto c0 = broadcast_coords(tensor, out_shape, lanes[0]);
+  if (c0 == broadcast_coords(tensor, out_shape, lanes[1])) return true;  // one scalar serves all lanes
+  auto b = bindings_.find(tensor);
+  if (b == bindings_.end() || b->second.in_register || t.shape.empty() ||
+      t.shape.back() != out_shape.back() || t.dtype != "float32")
+    return false;
+  std::string var = fmt::format("q{}", counter_++);
+  lines_.push_back(fmt::format("const float4 {} = *reinterpret_cast<const float4*>({} + ({}));", var,
+                               b->second.pointer_or_expr, ravel(c0, t.shape)));
+  static const char* comp[] = {"x", "y", "z", "w"};
+  for (std::size_t l = 0; l < 4; ++l)
+    preload(tensor, broadcast_coords(tensor, out_shape, lanes[l]), fmt::format("{}.{}", var, comp[l]));
+  return true;
+}
+
 void PointwiseEmitter::preload(const std::string& tensor, const std::vector<std::string>& coords,
                                const std::string& expr) {
   reads_.insert(tensor);

@@ -40,6 +40,12 @@ class PointwiseEmitter {
   std::string take_code(int indent);
   // States that `tensor` at `coords` is already held in `expr` (e.g. one lane of a 16-byte load).
   void preload(const std::string& tensor, const std::vector<std::string>& coords, const std::string& expr);
+  // Reads memory tensor `tensor` for four lanes (coordinates in a result of `out_shape` that differ
+  // only in the last dimension, which is a multiple of 4) with one 16-byte load. True also when one
+  // scalar serves all lanes (broadcast along the last dimension); false where a 16-byte load does
+  // not apply (then the caller reads lane by lane).
+  bool load_lanes_float4(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
+                         const std::vector<std::vector<std::string>>& lanes);
   // Coordinates in `tensor` of the element that broadcasts to `coords` of a result of `out_shape`.
   std::vector<std::string> broadcast_coords(const std::string& tensor,
                                             const std::vector<std::int64_t>& out_shape,

@@ -30,29 +30,11 @@ std::string vector_body(const GroupContext& ctx, std::size_t k, const std::vecto
   std::vector<std::vector<std::string>> lanes(4, base);
   for (int l = 0; l < 4; ++l)
     lanes[l].back() = l == 0 ? base.back() : fmt::format("({} + {})", base.back(), l);
-  std::string code;
-  int counter = 0;
-  for (const auto& t : reads) {
-    const auto& T = e.info(t).shape;
-    auto c0 = e.broadcast_coords(t, S, lanes[0]);
-    auto c1 = e.broadcast_coords(t, S, lanes[1]);
-    if (c0 == c1) continue;  // broadcast along the last dimension: one scalar serves all lanes
-    if (T.empty() || T.back() != S.back() || e.info(t).dtype != "float32") return {};
-    std::string pointer;
-    for (std::size_t i = 0; i < ctx.inputs.size(); ++i)
-      if (ctx.inputs[i].name == t) pointer = ctx.input_names[i];
-    for (const auto& x : extra)
-      if (x.tensor == t) pointer = x.param;
-    std::string var = fmt::format("q{}", counter++);
-    code += fmt::format("      const float4 {} = *reinterpret_cast<const float4*>({} + ({}));\n", var,
-                        pointer, ravel(c0, T));
-    const char* comp[] = {"x", "y", "z", "w"};
-    for (int l = 0; l < 4; ++l)
-      e.preload(t, e.broadcast_coords(t, S, lanes[l]), fmt::format("{}.{}", var, comp[l]));
-  }
+  for (const auto& t : reads)
+    if (!e.load_lanes_float4(t, S, lanes)) return {};
   std::vector<std::string> vals;
   for (int l = 0; l < 4; ++l) vals.push_back(compute(e, ctx, k, lanes[l]));
-  code += e.take_code(6);
+  std::string code = e.take_code(6);
   code += fmt::format("      *reinterpret_cast<float4*>({} + base) = make_float4({}, {}, {}, {});\n",
                       ctx.output_names[k], vals[0], vals[1], vals[2], vals[3]);
   return code;
@@ -132,6 +114,26 @@ RuleOutput PointwiseRule::materialize(const GroupContext& ctx, const std::string
     for (auto& a : step.args)
       if (a.ref == "output:0") a.ref = temp_ref;
   return out;
+}
+
+std::map<std::string, std::string> PointwiseRule::materialize_operands(const GroupContext& ctx,
+                                                                       const GraphNode& anchor,
+                                                                       LaunchPlan& plan,
+                                                                       std::string& kernels) {
+  std::map<std::string, std::string> computed;
+  for (const auto& a : anchor.args) {
+    if (a.tensor.empty() || ctx.input_index(a.tensor) >= 0 || computed.count(a.tensor)) continue;
+    const GraphNode* producer = ctx.graph.producer(a.tensor);
+    if (!producer) throw UnsupportedGroup("operand '" + a.tensor + "' has no producer");
+    std::string ref = fmt::format("temp:{}", plan.temps.size());
+    for (const auto& o : producer->outputs)
+      if (o.name == a.tensor) plan.temps.push_back({o.name, o.shape, o.dtype});
+    RuleOutput m = materialize(ctx, a.tensor, ref);
+    kernels += m.kernels;
+    for (auto& st : m.plan.steps) plan.steps.push_back(st);
+    computed[a.tensor] = ref;
+  }
+  return computed;
 }
 
 }  // namespace nova

@@ -21,6 +21,12 @@ class PointwiseRule {
   // the plan's `temp_ref`: returns the kernel and its step, with the output reference rewritten.
   static RuleOutput materialize(const GroupContext& ctx, const std::string& tensor,
                                 const std::string& temp_ref);
+  // Materializes every tensor argument of `anchor` computed inside the group into a new temp of
+  // `plan` (appending the kernels and steps), for a library step that needs them in memory.
+  // Returns tensor name -> plan reference ("temp:i").
+  static std::map<std::string, std::string> materialize_operands(const GroupContext& ctx,
+                                                                 const GraphNode& anchor, LaunchPlan& plan,
+                                                                 std::string& kernels);
 };
 
 }  // namespace nova

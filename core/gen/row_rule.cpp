@@ -139,7 +139,6 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
 
   // Pass 1: prologue values of this thread's elements, kept in registers.
   std::string load;
-  const char* comp[] = {"x", "y", "z", "w"};
   for (std::int64_t it = 0; it < items; ++it) {
     PointwiseEmitter e(ctx.graph, ctx.group);
     ctx.bind_inputs(e);
@@ -153,22 +152,10 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     std::vector<std::vector<std::string>> lanes(static_cast<std::size_t>(W), c0);
     for (int l = 1; l < W; ++l)
       lanes[static_cast<std::size_t>(l)].back() = fmt::format("({} + {})", c0.back(), l);
-    if (vec) {
-      int q = 0;
-      for (const auto& t : dry.memory_reads()) {
-        const auto& T = e.info(t).shape;
-        auto b0 = e.broadcast_coords(t, s.shape, lanes[0]);
-        if (b0 == e.broadcast_coords(t, s.shape, lanes[1])) continue;
-        if (T.empty() || T.back() != s.shape.back() || e.info(t).dtype != "float32")
+    if (vec)
+      for (const auto& t : dry.memory_reads())
+        if (!e.load_lanes_float4(t, s.shape, lanes))
           throw UnsupportedGroup("a row input that cannot be read with 16-byte loads");
-        std::string var = fmt::format("q{}_{}", it, q++);
-        e.emit_line(fmt::format("const float4 {} = *reinterpret_cast<const float4*>({} + ({}));", var,
-                                ctx.input_names[static_cast<std::size_t>(ctx.input_index(t))], ravel(b0, T)));
-        for (int l = 0; l < 4; ++l)
-          e.preload(t, e.broadcast_coords(t, s.shape, lanes[static_cast<std::size_t>(l)]),
-                    fmt::format("{}.{}", var, comp[l]));
-      }
-    }
     std::vector<std::string> vals;
     for (int l = 0; l < W; ++l) vals.push_back(e.value(s.input, lanes[static_cast<std::size_t>(l)]));
     load += e.take_code(4);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/env/fnv1a.h"
+
 namespace nova {
 namespace fs = std::filesystem;
 
@@ -18,11 +20,7 @@ fs::path project_folder_for(const fs::path& model) {
   std::error_code ec;
   fs::path absolute = fs::weakly_canonical(fs::absolute(model), ec);
   if (ec) absolute = fs::absolute(model);
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the absolute path
-  for (unsigned char c : absolute.string()) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  const std::uint64_t h = fnv1a64(absolute.string());
   return projects_root() /
          fmt::format("{}-{:08x}", model.stem().string(), static_cast<std::uint32_t>(h ^ (h >> 32)));
 }

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include <gtest/gtest.h>
+
 #include "core/env/resource_paths.h"
 
 namespace nova::test {
@@ -18,7 +20,12 @@ fs::path shared_examples_dir() { return shared_dir() / "examples"; }
 fs::path repo_examples_dir() { return nova::examples_dir(); }
 
 fs::path scratch_dir(const std::string& name) {
-  fs::path p = fs::path(NOVA_TEST_OUTPUT) / name;
+  // CTest runs each test in its own process, in parallel: a folder per test keeps one test's
+  // SetUp from emptying another's folder.
+  fs::path p = fs::path(NOVA_TEST_OUTPUT) / "scratch";
+  if (const auto* t = ::testing::UnitTest::GetInstance()->current_test_info())
+    p /= std::string(t->test_suite_name()) + "." + t->name();
+  p /= name;
   fs::remove_all(p);
   fs::create_directories(p);
   return p;

@@ -10,7 +10,7 @@ std::filesystem::path fixtures_dir();
 std::filesystem::path shared_dir();
 std::filesystem::path shared_examples_dir();
 std::filesystem::path repo_examples_dir();
-// A fresh, empty folder under the build tree for this test.
+// A fresh, empty folder under the build tree, private to the running test.
 std::filesystem::path scratch_dir(const std::string& name);
 std::filesystem::path nova_binary();  // the built `nova` executable
 

@@ -24,9 +24,7 @@ namespace {
 class MainWindowTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // One folder per test: CTest runs the tests of this file in parallel processes.
-    dir_ = test::scratch_dir(std::string("main_window_") +
-                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = test::scratch_dir("main_window");
     setenv("NOVA_SETTINGS", (dir_ / "settings.json").c_str(), 1);
     setenv("NOVA_PROJECTS", (dir_ / "projects").c_str(), 1);
   }

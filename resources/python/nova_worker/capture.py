@@ -211,7 +211,10 @@ def _location_from_stack_trace(stack_trace, model_path):
     return line
 
 
-def capture_export(model, inputs, forward_names, model_path, module_name, lines):
+def export_program(model, inputs, forward_names):
+    """(exported program, tensor inputs): torch.export of the model with its non-tensor inputs baked
+    in, then functionalised or decomposed only where needed. Intake and profiling both capture
+    through here, so their node numbering (call_function nodes but getitem, in order) agrees."""
     tensor_names = _tensor_inputs_and_names(model, inputs, forward_names)
     tensors = tuple(v for v in inputs if isinstance(v, torch.Tensor))
     ep = torch.export.export(make_wrapper(model, inputs, tensor_names), tensors)
@@ -221,6 +224,11 @@ def capture_export(model, inputs, forward_names, model_path, module_name, lines)
         ep = ep.run_decompositions()
     elif any(t._schema.is_mutable for t in targets):
         ep = ep.run_decompositions({})
+    return ep, tensors
+
+
+def capture_export(model, inputs, forward_names, model_path, module_name, lines):
+    ep, tensors = export_program(model, inputs, forward_names)
     cap = Capture("torch.export")
     stem = os.path.splitext(os.path.basename(model_path))[0]
     kinds = torch.export.graph_signature.InputKind
@@ -251,7 +259,6 @@ def capture_export(model, inputs, forward_names, model_path, module_name, lines)
     def ref(v):
         return Ref(rename.get(v.name, v.name)) if isinstance(v, torch.fx.Node) else v
 
-    k = 0
     for spec, n in zip(ep.graph_signature.input_specs, [n for n in nodes if n.op == "placeholder"]):
         name = rename.get(n.name, n.name)
         meta = TensorMeta(name, n.meta["val"])

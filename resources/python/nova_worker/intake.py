@@ -74,7 +74,6 @@ def run_intake(args, progress):
             "bytes": costs.bytes_moved(n.op, cls, in_metas, n.outputs)})
 
     groups = fusion.partition(cap.nodes, classes, set(cap.outputs))
-    stem = os.path.splitext(base)[0]
     for g in groups:
         g.flops = sum(nodes_json[m]["flops"] for m in g.members)
         g.bytes = float(sum(costs.nbytes(cap.meta(x)) for x in g.inputs + g.outputs))

@@ -74,7 +74,6 @@ def import_model_module(model_path):
     except SyntaxError as exc:
         sys.modules.pop(name, None)
         file = exc.filename or model_path
-        text = (exc.text or "").rstrip("\n")
         message = f"syntax error in {os.path.basename(file)} line {exc.lineno}: {exc.msg}"
         tb = "".join(traceback.format_exception_only(type(exc), exc))
         raise WorkerFailure("user_error", message, tb, file, exc.lineno or 0) from None

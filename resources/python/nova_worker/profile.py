@@ -17,7 +17,6 @@ Run standalone (before the worker protocol client is used for profiling):
 prints one line `NOVA_RESULT {json}` (or `NOVA_ERROR {json}`) on stdout."""
 
 import ctypes
-import importlib.util
 import json
 import operator
 import os
@@ -77,48 +76,21 @@ def load_model(model_path):
     """(model, inputs) on the GPU, built as intake builds them: Model(*get_init_inputs()), get_inputs()."""
     import torch
 
-    name = "nova_profiled_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(model_path))
-    spec = importlib.util.spec_from_file_location(name, model_path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    torch.manual_seed(0)
-    model = module.Model(*list(module.get_init_inputs())).cuda().eval()
-    inputs = [v.cuda() if isinstance(v, torch.Tensor) else v for v in module.get_inputs()]
+    from .loader import load
+
+    _module, model, inputs, _form = load(model_path, lambda *_: None)
+    model = model.cuda().eval()
+    inputs = [v.cuda() if isinstance(v, torch.Tensor) else v for v in inputs]
     return model, inputs
 
 
-def _wrapper(model, inputs):
-    """A module taking only the tensor inputs, with the others baked in (export specialises on
-    them), as intake's capture does."""
-    import torch
-
-    class TensorInputs(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.inner = model
-            self._slots = [None if isinstance(v, torch.Tensor) else v for v in inputs]
-
-        def forward(self, *tensors):
-            it = iter(tensors)
-            return self.inner(*[next(it) if s is None and isinstance(v, torch.Tensor) else s
-                                for s, v in zip(self._slots, inputs)])
-
-    return TensorInputs()
-
-
 def export_graph(model, inputs):
-    """(graph module, node list): the exported program's module and its call_function nodes with
-    intake's ids."""
-    import torch
+    """(graph module, node list, tensor inputs): the exported program's module and its
+    call_function nodes with intake's ids (intake captures through the same export_program)."""
+    from .capture import export_program
+    from .loader import forward_param_names
 
-    tensors = tuple(v for v in inputs if isinstance(v, torch.Tensor))
-    ep = torch.export.export(_wrapper(model, inputs), tensors)
-    targets = [n.target for n in ep.graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
-    if any(not isinstance(t, torch._ops.OpOverload) for t in targets):
-        ep = ep.run_decompositions()
-    elif any(t._schema.is_mutable for t in targets):
-        ep = ep.run_decompositions({})
+    ep, tensors = export_program(model, inputs, forward_param_names(model))
     nodes = []
     for n in ep.graph.nodes:
         if n.op == "call_function" and n.target is not operator.getitem:
