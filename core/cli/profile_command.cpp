@@ -19,7 +19,7 @@ namespace nova {
 namespace {
 
 struct ProfileCliOptions {
-  std::string model, out, trace, from_trace, graph, by = "node", api, attribution = "callback";
+  std::string model, out, trace, from_trace, graph, by = "node", api, attribution = "sequence";
   int iters = 20, warmup = 5, rounds = 5, rows = 30;
   bool nvtx = false, cuda_graph = false, overhead = false, json = false;
   double bandwidth = DeviceCeilings{}.bytes_per_s, peak = DeviceCeilings{}.flops_per_s;
@@ -42,7 +42,9 @@ void print_overhead(const nlohmann::json& r) {
                              what, m.value("untraced_median_us", 0.0), m.value("traced_median_us", 0.0),
                              m.value("ratio", 0.0));
   };
-  line("nova tracer (CUPTI, node ids)", r["nova"]);
+  line(r["nova"].value("attribution_route", "") == "sequence" ? "nova tracer (CUPTI, sequence)"
+                                                              : "nova tracer (CUPTI, node markers)",
+       r["nova"]);
   line("torch.profiler (Kineto)", r["kineto"]);
   const auto& inst = r["nova"].value("instrumented_us", nlohmann::json::array());
   if (!inst.empty()) {
@@ -51,6 +53,17 @@ void print_overhead(const nlohmann::json& r) {
     std::cout << fmt::format("(instrumented export, tracer not recording: {:.1f} us/iter)\n",
                              v[v.size() / 2]);
   }
+  const auto& markers = r["nova"].value("markers_us", nlohmann::json::array());
+  if (!markers.empty()) {
+    std::vector<double> v = markers.get<std::vector<double>>();
+    std::sort(v.begin(), v.end());
+    std::cout << fmt::format("(instrumented export, tracer recording: {:.1f} us/iter)\n", v[v.size() / 2]);
+  }
+  if (const auto& s = r["nova"].value("sequence", nlohmann::json()); s.is_object())
+    std::cout << fmt::format(
+        "sequence attribution: {} launches calibrated; traced launches matched {}, "
+        "after a skip {}, unmatched {}\n",
+        s.value("length", 0), s.value("matched", 0), s.value("resynced", 0), s.value("unmatched", 0));
 }
 
 void run(const ProfileCliOptions& o) {
@@ -126,6 +139,13 @@ void run(const ProfileCliOptions& o) {
       "nodes; NVTX markers: {}; dropped records: {}\n",
       dev ? dev->name : "GPU", trace->kernel_count(), attribution.total_gpu_ns / 1e3, attribution.iterations,
       attribution.attributed_fraction * 100, trace->markers.size(), trace->stats.dropped_records);
+  if (const nlohmann::json s =
+          result.worker.is_object() ? result.worker.value("sequence", nlohmann::json()) : nlohmann::json();
+      s.is_object())
+    std::cout << fmt::format(
+        "attribution by launch sequence: {} launches per calibrated call; traced "
+        "launches matched {}, after a skip {}, unmatched {}\n",
+        s.value("length", 0), s.value("matched", 0), s.value("resynced", 0), s.value("unmatched", 0));
   if (result.event_ns > 0)
     std::cout << fmt::format("CUDA-event time of the traced iterations {:.1f} us; traced span {:.1f} us\n",
                              result.event_ns / 1e3, result.traced_span_ns / 1e3);
@@ -150,9 +170,11 @@ void add_profile_command(CLI::App& app) {
       ->check(CLI::IsMember({"node", "group"}));
   cmd->add_option("--api", o->api, "also record API calls: runtime, driver or runtime,driver (costly)");
   cmd->add_option("--attribution", o->attribution,
-                  "how kernels get their node: callback (driver-API launch callbacks), external (CUPTI "
-                  "external correlation ids) or both")
-      ->check(CLI::IsMember({"callback", "external", "both"}));
+                  "how kernels get their node: sequence (the model runs as is; launches matched by name to "
+                  "one calibration call of the instrumented export: least overhead), callback (every "
+                  "node bracketed by markers, launch callbacks read them), external (CUPTI external "
+                  "correlation ids) or both")
+      ->check(CLI::IsMember({"sequence", "callback", "external", "both"}));
   cmd->add_option("--rows", o->rows, "rows of the table to print");
   cmd->add_option("--bandwidth", o->bandwidth, "memory bandwidth ceiling, bytes/s (default: H200 measured)");
   cmd->add_option("--peak", o->peak, "FLOP/s ceiling (default: H200 fp32 measured)");

@@ -101,9 +101,13 @@ ProfileResult ProfileRunner::run() {
                      : options_.trace_file;
   std::error_code ec;
   fs::remove(r.trace_file, ec);
-  nlohmann::json args = {{"mode", "profile"},       {"model", fs::absolute(options_.model).string()},
-                         {"iters", options_.iters}, {"warmup", options_.warmup},
-                         {"nvtx", options_.nvtx},   {"use_cuda_graph", options_.use_cuda_graph}};
+  nlohmann::json args = {{"mode", "profile"},
+                         {"model", fs::absolute(options_.model).string()},
+                         {"iters", options_.iters},
+                         {"warmup", options_.warmup},
+                         {"nvtx", options_.nvtx},
+                         {"use_cuda_graph", options_.use_cuda_graph},
+                         {"attribution", options_.attribution}};
   r.worker = run_worker(args, true, r.trace_file, &r.log);
   if (!r.worker.value("tracer_active", false))
     throw std::runtime_error(
@@ -133,7 +137,8 @@ nlohmann::json ProfileRunner::run_overhead(int iters, int rounds) {
   nlohmann::json base = {{"model", fs::absolute(options_.model).string()},
                          {"iters", iters},
                          {"rounds", rounds},
-                         {"nvtx", false}};
+                         {"nvtx", false},
+                         {"attribution", options_.attribution}};
   nlohmann::json out;
   std::string log;
   // Two processes in one run: CUPTI takes one subscriber, so Kineto cannot share the tracer's.

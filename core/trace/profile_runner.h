@@ -24,7 +24,7 @@ struct ProfileOptions {
   bool use_cuda_graph = false;
   bool nvtx = false;        // also push an NVTX range per node (MARKER records, where NVTX reaches CUPTI)
   std::string api_records;  // "", "runtime", "driver", "runtime,driver" (costly: off by default)
-  std::string attribution = "callback";  // how node ids reach the trace: callback, external or both
+  std::string attribution = "sequence";  // how node ids reach the trace: sequence, callback, external, both
   std::filesystem::path trace_file;      // where the tracer writes; default: a temp file
   std::string python;                    // worker interpreter; default: Settings
   std::chrono::seconds timeout{600};

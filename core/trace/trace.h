@@ -70,7 +70,8 @@ struct TraceStats {
   std::uint64_t enabled_kinds = 0;  // bit i: CUpti_ActivityKind i
   bool cupti_initialized = false;
   bool stopped_cleanly = false;
-  std::uint32_t attribution_mode = 0;  // 0 launch callbacks, 1 CUPTI external correlation, 2 both
+  std::uint32_t attribution_mode = 0;  // 0 launch callbacks, 1 CUPTI external correlation, 2 both,
+                                       // 3 launch callbacks matched to a calibrated sequence
 };
 
 struct Trace {

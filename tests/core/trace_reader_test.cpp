@@ -165,5 +165,30 @@ TEST(TraceFixtures, SeedDemoKernelsBelongToItsFourComputeNodes) {
   }
 }
 
+// The transformer recorded twice on the H200: with node markers (the instrumented export traced)
+// and by launch sequence (the model itself traced, launches matched to one calibrated call). Every
+// node gets the same kernels per iteration either way.
+TEST(TraceFixtures, SequenceAttributionGivesEachNodeTheKernelsMarkersGaveIt) {
+  auto dir = test::fixtures_dir() / "traces";
+  auto graph = nlohmann::json::parse(slurp(dir / "tiny_transformer_block.graph.json")).get<ModelGraph>();
+  Trace markers = TraceReader::read(dir / "tiny_transformer_block.novatrace");
+  Trace sequence = TraceReader::read(dir / "tiny_transformer_block.sequence.novatrace");
+  EXPECT_EQ(markers.stats.attribution_mode, 0u);
+  EXPECT_EQ(sequence.stats.attribution_mode, 3u);
+  AttributionResult m = Attribution::compute(markers, graph);
+  AttributionResult q = Attribution::compute(sequence, graph);
+  EXPECT_DOUBLE_EQ(q.attributed_fraction, 1.0);
+  ASSERT_GT(m.iterations, 0);
+  ASSERT_GT(q.iterations, 0);
+  EXPECT_NE(m.iterations, q.iterations);  // two recordings, not one file twice
+  ASSERT_EQ(q.nodes.size(), m.nodes.size());
+  for (const auto& n : m.nodes) {
+    const OpStats* other = q.node(n.id);
+    ASSERT_NE(other, nullptr) << "node " << n.id << " (" << n.name << ")";
+    EXPECT_EQ(other->kernels * m.iterations, n.kernels * q.iterations) << n.name;
+    EXPECT_EQ(other->calls, q.iterations) << n.name;
+  }
+}
+
 }  // namespace
 }  // namespace nova

@@ -4,6 +4,7 @@
 // node lists as model graphs) are copied there, to be committed as tests/fixtures/traces/.
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -25,8 +26,9 @@ fs::path seed_model() {
 }
 
 ProfileResult profile(const fs::path& model, int iters, const std::string& name, bool nvtx = false,
-                      bool cuda_graph = false) {
+                      bool cuda_graph = false, const std::string& attribution = "sequence") {
   ProfileOptions o;
+  o.attribution = attribution;
   o.model = model.string();
   o.iters = iters;
   o.warmup = 5;
@@ -100,6 +102,30 @@ TEST(ProfileGpu, CudaGraphReplayIsTraced) {
   std::size_t in_graph = 0;
   for (const auto& a : r.trace->activities) in_graph += a.kind == ActivityKind::Kernel && a.graph_id != 0;
   EXPECT_EQ(in_graph, r.trace->kernel_count());
+}
+
+// The default route runs the model itself and matches its launches to one calibrated call of the
+// instrumented export; it must give every node the kernels the marker route gives it.
+TEST(ProfileGpu, SequenceAttributionAgreesWithNodeMarkersOnTheTransformer) {
+  std::string why;
+  if (!have_gpu(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+  fs::path model = test::shared_examples_dir() / "tiny_transformer_block.py";
+  if (!fs::exists(model)) model = test::repo_examples_dir() / "tiny_transformer_block.py";
+  ProfileResult seq = profile(model, 10, "sequence", false, false, "sequence");
+  ProfileResult markers = profile(model, 10, "markers", false, false, "callback");
+  EXPECT_EQ(seq.worker.value("attribution_route", ""), "sequence");
+  EXPECT_EQ(markers.worker.value("attribution_route", ""), "markers");
+  EXPECT_EQ(seq.trace->stats.attribution_mode, 3u);
+  const auto& stats = seq.worker.at("sequence");
+  std::cout << "sequence: " << stats.dump() << "\n";
+  EXPECT_GT(stats.value("length", 0), 0);
+  EXPECT_EQ(stats.value("unmatched", -1), 0);
+  EXPECT_GT(seq.attribution.attributed_fraction, 0.99);
+  std::map<int, std::pair<int, int>> kernels;  // node -> (sequence, markers)
+  for (const auto& n : seq.attribution.nodes) kernels[n.id].first = n.kernels;
+  for (const auto& n : markers.attribution.nodes) kernels[n.id].second = n.kernels;
+  ASSERT_FALSE(kernels.empty());
+  for (const auto& [id, k] : kernels) EXPECT_EQ(k.first, k.second) << "node " << id;
 }
 
 TEST(ProfileGpu, SharedExamplesTraceWithoutDroppedRecords) {

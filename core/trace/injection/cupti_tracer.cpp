@@ -71,12 +71,22 @@ void at_exit() { CuptiTracer::instance().finish(); }
 
 // The graph nodes the calling thread is inside (nova_tracer_push_node/pop_node).
 thread_local std::vector<std::uint64_t> tls_nodes;
+// Launch calls in progress on this thread (a runtime launch makes a driver launch inside it), and
+// the node the outermost one was given.
+thread_local int tls_launch_depth = 0;
+thread_local std::uint64_t tls_launch_node = CuptiTracer::kNoNode;
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
-  if ((domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) || tls_nodes.empty())
-    return;
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
-  if (info->callbackSite == CUPTI_API_ENTER) CuptiTracer::instance().driver_call(info->correlationId);
+  CuptiTracer& tracer = CuptiTracer::instance();
+  if (info->callbackSite == CUPTI_API_ENTER) {
+    if (tls_launch_depth++ == 0)
+      tls_launch_node = tracer.launch_node(info->symbolName ? info->symbolName : info->functionName);
+    if (tls_launch_node != CuptiTracer::kNoNode) tracer.driver_call(info->correlationId, tls_launch_node);
+  } else if (tls_launch_depth > 0) {
+    --tls_launch_depth;
+  }
 }
 
 std::string env(const char* name, const char* fallback = "") {
@@ -158,6 +168,7 @@ bool CuptiTracer::initialize() {
   std::string mode = env("NOVA_TRACE_ATTRIBUTION", "callback");
   use_external_ = mode == "external" || mode == "both";
   use_callbacks_ = mode != "external";
+  use_sequence_ = mode == "sequence";
   if (int mb = std::atoi(env("NOVA_TRACE_BUFFER_MB", "4").c_str()); mb > 0)
     buffer_bytes_ = static_cast<std::size_t>(mb) << 20;
   std::uint32_t version = 0;
@@ -226,18 +237,19 @@ std::uint64_t CuptiTracer::set_kinds(bool enable) {
       log(what, r);
     }
   }
-  if (subscriber_) {
-    auto handle = static_cast<CUpti_SubscriberHandle>(subscriber_);
-    for (auto [domain, cbid] : launch_callbacks_)
-      if (CUptiResult r =
-              cuptiEnableCallback(enable ? 1 : 0, handle, static_cast<CUpti_CallbackDomain>(domain),
-                                  static_cast<CUpti_CallbackId>(cbid));
-          r != CUPTI_SUCCESS && enable) {
-        log("cuptiEnableCallback (launch callbacks)", r);
-        break;
-      }
-  }
   return enabled;
+}
+
+void CuptiTracer::set_launch_callbacks(bool enable) {
+  if (!subscriber_) return;
+  auto handle = static_cast<CUpti_SubscriberHandle>(subscriber_);
+  for (auto [domain, cbid] : launch_callbacks_)
+    if (CUptiResult r = cuptiEnableCallback(enable ? 1 : 0, handle, static_cast<CUpti_CallbackDomain>(domain),
+                                            static_cast<CUpti_CallbackId>(cbid));
+        r != CUPTI_SUCCESS && enable) {
+      log("cuptiEnableCallback (launch callbacks)", r);
+      break;
+    }
 }
 
 // CUPTI calls are made outside mutex_: a flush hands buffers back on the calling thread, and
@@ -246,6 +258,7 @@ void CuptiTracer::start() {
   if (!initialized_ || running_.exchange(true)) return;
   std::uint64_t begin = now_ns();
   std::uint64_t enabled = set_kinds(true);
+  if (!calibrating_) set_launch_callbacks(true);
   std::lock_guard lock(mutex_);
   window_start_ = begin;
   enabled_kinds_ |= enabled;
@@ -255,6 +268,7 @@ void CuptiTracer::stop() {
   if (!initialized_ || !running_.exchange(false)) return;
   std::uint64_t end = now_ns();
   set_kinds(false);
+  if (!calibrating_) set_launch_callbacks(false);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard lock(mutex_);
   write_launch_map_locked();
@@ -305,11 +319,51 @@ void CuptiTracer::pop_node() {
   }
 }
 
-void CuptiTracer::driver_call(std::uint32_t correlation) {
+std::uint64_t CuptiTracer::launch_node(const char* key) {
+  if (!tls_nodes.empty()) {
+    std::uint64_t node = tls_nodes.back();
+    if (calibrating_.load(std::memory_order_relaxed)) {
+      std::lock_guard lock(launch_mutex_);
+      sequence_.push_back({node, key ? key : ""});
+    }
+    return node;
+  }
+  if (!use_sequence_ || !running_.load(std::memory_order_relaxed)) return kNoNode;
+  std::string_view k = key ? key : "";
+  constexpr std::size_t kLookahead = 8;  // entries skipped at most to find the launch's name
+  std::lock_guard lock(launch_mutex_);
+  for (std::size_t i = cursor_; i < sequence_.size() && i < cursor_ + kLookahead; ++i) {
+    if (sequence_[i].key != k) continue;
+    ++(i == cursor_ ? sequence_stats_.matched : sequence_stats_.resynced);
+    cursor_ = i + 1;
+    return sequence_[i].node;
+  }
+  ++sequence_stats_.unmatched;
+  return kNoNode;
+}
+
+void CuptiTracer::driver_call(std::uint32_t correlation, std::uint64_t node) {
   if (!running_.load(std::memory_order_relaxed)) return;
   std::lock_guard lock(launch_mutex_);
-  launches_.push_back(
-      ExternalCorrelationRecord{tls_nodes.back(), correlation, static_cast<std::uint32_t>(kNodeKind)});
+  launches_.push_back(ExternalCorrelationRecord{node, correlation, static_cast<std::uint32_t>(kNodeKind)});
+}
+
+void CuptiTracer::calibrate(bool on) {
+  if (!initialized_ || !use_callbacks_) return;
+  if (on) {
+    std::lock_guard lock(launch_mutex_);
+    sequence_.clear();
+    cursor_ = 0;
+  }
+  calibrating_ = on;
+  if (!running_) set_launch_callbacks(on);
+}
+
+CuptiTracer::SequenceStats CuptiTracer::sequence_stats() {
+  std::lock_guard lock(launch_mutex_);
+  SequenceStats s = sequence_stats_;
+  s.length = sequence_.size();
+  return s;
 }
 
 void CuptiTracer::write_launch_map_locked() {
@@ -323,6 +377,10 @@ void CuptiTracer::write_launch_map_locked() {
 
 void CuptiTracer::iteration(std::uint64_t index) {
   if (!initialized_) return;
+  {
+    std::lock_guard lock(launch_mutex_);
+    cursor_ = 0;  // each iteration launches the calibrated sequence from its start
+  }
   std::uint64_t t = now_ns();
   std::lock_guard lock(mutex_);
   writer_.write(RecordType::Iteration, IterationRecord{t, index});
@@ -470,7 +528,7 @@ void CuptiTracer::write_stats_locked() {
   s.pushes = pushes_.load();
   s.enabled_kinds = enabled_kinds_;
   s.flags = (initialized_ ? 1u : 0u) | (stop_flushed_ ? 2u : 0u);
-  s.attribution = use_callbacks_ && use_external_ ? 2u : use_external_ ? 1u : 0u;
+  s.attribution = use_sequence_ ? 3u : use_callbacks_ && use_external_ ? 2u : use_external_ ? 1u : 0u;
   writer_.write(RecordType::Stats, s);
 }
 

@@ -14,6 +14,13 @@
 //   "external": cuptiActivityPushExternalCorrelationId (CUSTOM0); CUPTI ties these records to API
 //               activity records, so it may need NOVA_TRACE_API=driver to produce any.
 //   "both".
+//   "sequence": the traced iterations run the model itself, uninstrumented. Before them, one
+//               calibration call of the instrumented export (nova_tracer_calibrate) records which
+//               node launched each kernel, copy and memset, in order, with the kernel's name. In
+//               each traced iteration (nova_tracer_iteration resets the cursor) every launch is
+//               matched by name to the next entry of that sequence (skipping ahead a few entries
+//               where the two differ), and its correlation id mapped to the entry's node. Only
+//               the launch callbacks run while recording: no per-node calls at all.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -42,6 +49,16 @@ class CuptiTracer {
   void push_node(std::uint64_t node_id);
   void pop_node();
   void iteration(std::uint64_t index);
+  // Sequence attribution: on, launch callbacks record (node, kernel name) for each launch made
+  // inside a pushed node, replacing any earlier sequence; off, the sequence is kept for matching.
+  void calibrate(bool on);
+  struct SequenceStats {
+    std::uint64_t length = 0;     // launches in the calibrated sequence
+    std::uint64_t matched = 0;    // traced launches matched to the next entry
+    std::uint64_t resynced = 0;   // matched after skipping entries
+    std::uint64_t unmatched = 0;  // traced launches with no entry (left unattributed)
+  };
+  SequenceStats sequence_stats();
 
   std::uint64_t dropped() const { return dropped_.load(); }
 
@@ -49,8 +66,11 @@ class CuptiTracer {
   void buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
   void buffer_completed(void* context, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
                         std::size_t valid);
-  // Launch callback (runtime or driver API), on entry to each call while recording.
-  void driver_call(std::uint32_t correlation);
+  // Launch callbacks (runtime or driver API), on entry: the node of the outermost launch call of
+  // this thread (kNoNode: none), then the correlation id of each nested call mapped to it.
+  static constexpr std::uint64_t kNoNode = ~0ull;
+  std::uint64_t launch_node(const char* key);
+  void driver_call(std::uint32_t correlation, std::uint64_t node);
 
  private:
   CuptiTracer() = default;
@@ -58,6 +78,7 @@ class CuptiTracer {
   void write_stats_locked();
   void write_launch_map_locked();
   std::uint64_t set_kinds(bool enable);  // the kinds it enabled, as a bitmask
+  void set_launch_callbacks(bool enable);
 
   std::mutex mutex_;
   tracefmt::TraceFileWriter writer_;
@@ -79,6 +100,16 @@ class CuptiTracer {
   std::vector<std::pair<int, int>> launch_callbacks_;  // (domain, cbid) of the GPU-work calls
   std::mutex launch_mutex_;
   std::vector<tracefmt::ExternalCorrelationRecord> launches_;  // from driver_call(), written at flush
+  // Sequence attribution (guarded by launch_mutex_).
+  bool use_sequence_ = false;
+  std::atomic<bool> calibrating_{false};
+  struct SequenceEntry {
+    std::uint64_t node;
+    std::string key;  // kernel name, or the API function for copies and memsets
+  };
+  std::vector<SequenceEntry> sequence_;
+  std::size_t cursor_ = 0;
+  SequenceStats sequence_stats_;
 };
 
 }  // namespace nova::tracer

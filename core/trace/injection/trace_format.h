@@ -167,7 +167,8 @@ struct StatsRecord {
   std::uint64_t enabled_kinds;      // bit i: CUpti_ActivityKind i was enabled (kinds < 64)
   std::uint32_t flags;              // bit 0: CUPTI initialised; bit 1: a stop flushed everything
   std::uint32_t attribution;        // how node ids reached the trace: 0 launch callbacks, 1 CUPTI
-                                    // external correlation, 2 both
+                                    // external correlation, 2 both,
+                                    // 3 launch callbacks matched to a calibrated sequence
 };
 #pragma pack(pop)
 

@@ -30,3 +30,13 @@ NOVA_EXPORT void nova_tracer_push_node(std::uint64_t node_id) { CuptiTracer::ins
 NOVA_EXPORT void nova_tracer_pop_node(void) { CuptiTracer::instance().pop_node(); }
 NOVA_EXPORT void nova_tracer_iteration(std::uint64_t index) { CuptiTracer::instance().iteration(index); }
 NOVA_EXPORT std::uint64_t nova_tracer_dropped(void) { return CuptiTracer::instance().dropped(); }
+// Sequence attribution: calibrate(1) before one call of the instrumented model, calibrate(0) after.
+NOVA_EXPORT void nova_tracer_calibrate(int on) { CuptiTracer::instance().calibrate(on != 0); }
+// length, matched, resynced, unmatched of the sequence attribution so far (out[4]).
+NOVA_EXPORT void nova_tracer_sequence_stats(std::uint64_t* out) {
+  auto s = CuptiTracer::instance().sequence_stats();
+  out[0] = s.length;
+  out[1] = s.matched;
+  out[2] = s.resynced;
+  out[3] = s.unmatched;
+}

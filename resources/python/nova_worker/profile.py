@@ -4,13 +4,18 @@ driver through CUDA_INJECTION64_PATH) with each graph node's kernels tagged by t
 The model is captured with torch.export exactly as intake numbers it (call_function nodes of the
 exported program, operator.getitem excluded, in graph order, from 0), and the exported module is
 instrumented in its generated code: every node is bracketed by nova_tracer_push_node(id) /
-nova_tracer_pop_node(), which push the id as a CUPTI external correlation id (CUSTOM0), so every
-kernel, copy and memset that node launches carries it. Code generation rather than a
-torch.fx.Interpreter keeps the per-node cost at two ctypes calls, which matters for the overhead
-figure. Optionally each node is also an NVTX range (to find out whether MARKER records arrive).
+nova_tracer_pop_node() (code generation rather than a torch.fx.Interpreter keeps the per-node cost
+at two ctypes calls). Two ways to use it, chosen by "attribution":
+- "sequence" (the default): one calibration call of the instrumented export teaches the tracer which
+  node launches each kernel, in order, by name; the traced iterations then run the model itself,
+  uninstrumented, and the tracer matches each launch to that sequence. No per-node work while
+  tracing: the overhead is CUPTI's alone.
+- "callback" / "external" / "both": the traced iterations run the instrumented export, and each
+  launch takes the node on top of the push/pop stack. Needed for NVTX ranges per node (--nvtx) and
+  for CUDA-graph replay (captured with the pushes inside).
 
 args: {"model": path, "iters": 20, "warmup": 5, "use_cuda_graph": false, "nvtx": true,
-       "mode": "profile" | "overhead_cupti" | "overhead_kineto", "rounds": 5}
+       "attribution": "sequence", "mode": "profile" | "overhead_cupti" | "overhead_kineto", "rounds": 5}
 
 Run standalone (before the worker protocol client is used for profiling):
     python -c "from nova_worker.profile import main; main()" < args.json
@@ -41,6 +46,10 @@ def _tracer():
         lib.nova_tracer_iteration.argtypes = [ctypes.c_uint64]
         lib.nova_tracer_iteration.restype = None
         lib.nova_tracer_dropped.restype = ctypes.c_uint64
+        lib.nova_tracer_calibrate.argtypes = [ctypes.c_int]
+        lib.nova_tracer_calibrate.restype = None
+        lib.nova_tracer_sequence_stats.argtypes = [ctypes.POINTER(ctypes.c_uint64)]
+        lib.nova_tracer_sequence_stats.restype = None
         for name in ("nova_tracer_start", "nova_tracer_stop", "nova_tracer_flush", "nova_tracer_finish"):
             getattr(lib, name).restype = None
         _lib = lib
@@ -119,6 +128,25 @@ def instrument(gm, nodes, nvtx):
     return found
 
 
+def calibrate(lib, instrumented_call):
+    """One call of the instrumented export with the tracer learning its launch sequence; returns
+    the sequence's length."""
+    import torch
+    instrumented_call()  # its own first call may launch one-time work
+    torch.cuda.synchronize()
+    lib.nova_tracer_calibrate(1)
+    instrumented_call()
+    torch.cuda.synchronize()
+    lib.nova_tracer_calibrate(0)
+    return sequence_stats(lib)["length"]
+
+
+def sequence_stats(lib):
+    out = (ctypes.c_uint64 * 4)()
+    lib.nova_tracer_sequence_stats(out)
+    return {"length": out[0], "matched": out[1], "resynced": out[2], "unmatched": out[3]}
+
+
 def profile(args, progress):
     global _push_fn, _pop_fn
     import torch
@@ -128,6 +156,7 @@ def profile(args, progress):
     warmup = int(args.get("warmup", 5))
     nvtx = bool(args.get("nvtx", True))
     use_graph = bool(args.get("use_cuda_graph", False))
+    sequence = args.get("attribution", "callback") == "sequence" and not nvtx and not use_graph
     if not torch.cuda.is_available():
         raise RuntimeError("no CUDA device: profiling needs a GPU")
     lib = _tracer()
@@ -143,7 +172,12 @@ def profile(args, progress):
 
     run = lambda: gm(*tensors)
     graph = None
+    calibrated = None
     with torch.no_grad():
+        if sequence:
+            progress("calibrating: which node launches each kernel", 0.3)
+            calibrated = calibrate(lib, run)
+            run = lambda: model(*inputs)
         progress(f"warming up ({warmup} iterations)", 0.4)
         for _ in range(warmup):
             run()
@@ -180,6 +214,8 @@ def profile(args, progress):
     return {
         "nodes": nodes, "instrumented": instrumented, "iters": iters, "warmup": warmup,
         "nvtx": nvtx, "use_cuda_graph": use_graph,
+        "attribution_route": "sequence" if sequence else "markers",
+        "sequence": sequence_stats(lib) if sequence else None, "calibrated_launches": calibrated,
         "event_ms": start.elapsed_time(end), "wall_ms": wall * 1e3,
         "dropped": dropped, "tracer_active": bool(lib.nova_tracer_active()),
         "device": torch.cuda.get_device_name(), "torch_version": torch.__version__,
@@ -196,10 +232,24 @@ def _time_iters(fn, iters):
     return (time.perf_counter() - t0) / iters * 1e6
 
 
+def _time_iters_marked(lib, fn, iters):
+    """_time_iters with an iteration record before each call, as profile() traces."""
+    import torch
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for i in range(iters):
+        lib.nova_tracer_iteration(i)
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / iters * 1e6
+
+
 def overhead(args, progress):
     """Wall time per iteration, untraced against traced, interleaved in rounds in this process.
-    overhead_cupti: the eager model with the tracer stopped, against the instrumented export with
-    the tracer recording. overhead_kineto: the eager model against it under torch.profiler (run in
+    overhead_cupti: the eager model with the tracer stopped, against what `profile` traces with
+    the same attribution: the eager model itself after calibration ("sequence"), or the
+    instrumented export (markers); the instrumented export is also timed with the tracer off
+    (instrumented_us) and on (markers_us), for comparison. overhead_kineto: the eager model against it under torch.profiler (run in
     a process without the injected tracer: CUPTI takes one subscriber)."""
     global _push_fn, _pop_fn
     import torch
@@ -218,19 +268,32 @@ def overhead(args, progress):
             _push_fn, _pop_fn = lib.nova_tracer_push_node, lib.nova_tracer_pop_node
             gm, nodes, tensors = export_graph(model, inputs)
             instrument(gm, nodes, bool(args.get("nvtx", False)))
-            traced = lambda: gm(*tensors)
+            instrumented = lambda: gm(*tensors)
+            sequence = args.get("attribution", "callback") == "sequence"
+            if sequence:
+                samples["calibrated_launches"] = calibrate(lib, instrumented)
+            # What is traced: the model itself (sequence attribution) or the instrumented export.
+            traced = eager if sequence else instrumented
             _time_iters(eager, 20)
-            _time_iters(traced, 20)
+            _time_iters(instrumented, 20)
             samples["instrumented_us"] = []  # the push/pop calls alone, tracer not recording
+            samples["markers_us"] = []  # the instrumented export with the tracer recording
             for r in range(rounds):
                 progress(f"round {r + 1}/{rounds}", r / rounds)
                 samples["untraced_us"].append(_time_iters(eager, iters))
-                samples["instrumented_us"].append(_time_iters(traced, iters))
+                samples["instrumented_us"].append(_time_iters(instrumented, iters))
                 lib.nova_tracer_start()
-                samples["traced_us"].append(_time_iters(traced, iters))
+                for i in range(3):  # the cursor restarts with each iteration record
+                    lib.nova_tracer_iteration(i)
+                    traced()
+                samples["traced_us"].append(_time_iters_marked(lib, traced, iters))
+                samples["markers_us"].append(_time_iters(instrumented, iters))
                 lib.nova_tracer_stop()
             lib.nova_tracer_flush()
             samples["dropped"] = int(lib.nova_tracer_dropped())
+            samples["attribution_route"] = "sequence" if sequence else "markers"
+            if sequence:
+                samples["sequence"] = sequence_stats(lib)
         elif mode == "overhead_kineto":
             from torch.profiler import ProfilerActivity, profile as kineto
             _time_iters(eager, 20)
