@@ -1,6 +1,8 @@
 // `nova bench MODEL --group N --candidate CAND [--mode cold|warm|graph|all] [--json]`: the
 // candidate against PyTorch eager and torch.compile, interleaved in one worker process; medians
-// with IQR, raw samples, speedups, energy, environment and method. Exit 3 without a GPU.
+// with IQR, raw samples, speedups, energy, environment and method, and the verdict: the candidate
+// ships or is declined (slower than eager, cold or wall). A decline is a result, not an error:
+// the exit status is 0 as for a candidate that ships. Exit 3 without a GPU.
 #include <fstream>
 #include <iostream>
 
@@ -57,6 +59,7 @@ void add_bench_command(CLI::App& app) {
       if (e.value("available", false))
         std::cout << fmt::format("  energy {}: {:.3f} mJ per call\n", variant, e.value("mj_per_call", 0.0));
     for (const auto& f : b.flags) std::cout << "  flag: " << f << "\n";
+    std::cout << "  verdict: " << b.verdict.sentence << "\n";
     for (const auto& [variant, e] : b.errors.items())
       std::cout << "  note: " << variant << ": " << e.get<std::string>() << "\n";
   });

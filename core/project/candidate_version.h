@@ -1,10 +1,13 @@
 #pragma once
 // One stored version of a fusion group's kernel: its CUDA source (never changed once stored), where
 // it came from (builtin rule, LLM round, or a user edit of a parent version) and what is known about
-// it (build status, correctness, speedup, chosen for export). Shown by the version tree and editor.
+// it (build status, correctness, speedup, benchmark verdict, chosen for export). Shown by the
+// version tree and editor.
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "core/verify/benchmark_verdict.h"
 
 namespace nova {
 
@@ -37,7 +40,11 @@ struct CandidateVersion {
   BuildStatus build_status = BuildStatus::not_built;
   std::optional<bool> correct;    // unset until validated
   std::optional<double> speedup;  // vs eager; unset until benchmarked
-  bool chosen_for_export = false;
+  // The latest benchmark's verdict against eager and its sentence; unset until benchmarked.
+  std::optional<VerdictKind> verdict;
+  std::string verdict_sentence;
+  bool chosen_for_export = false;  // never true for a declined version
+  bool declined() const { return verdict == VerdictKind::declined; }
 };
 
 }  // namespace nova

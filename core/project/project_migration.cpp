@@ -61,6 +61,11 @@ CREATE TABLE exports (
 CREATE INDEX build_logs_version ON build_logs(version_id);
 CREATE INDEX results_version ON results(version_id);
 )sql"},
+      {3, "the benchmark verdict against eager (ships, declined, unmeasured) and its sentence",
+       R"sql(
+ALTER TABLE candidate_versions ADD COLUMN verdict TEXT CHECK (verdict IN ('ships', 'declined', 'unmeasured'));
+ALTER TABLE candidate_versions ADD COLUMN verdict_sentence TEXT NOT NULL DEFAULT '';
+)sql"},
   };
   return migrations;
 }

@@ -142,7 +142,7 @@ sqlite3* open_writable(const fs::path& file, bool create) {
 
 std::string column_list() {
   return "id, group_id, parent_id, origin_kind, origin_rule, origin_provider, origin_model, origin_round, "
-         "source, created_at, build_status, correct, speedup, chosen_for_export";
+         "source, created_at, build_status, correct, speedup, chosen_for_export, verdict, verdict_sentence";
 }
 
 CandidateVersion version_from_row(const SqliteStatement& s) {
@@ -161,6 +161,8 @@ CandidateVersion version_from_row(const SqliteStatement& s) {
   if (auto c = s.optional_int64(11)) v.correct = *c != 0;
   v.speedup = s.optional_real(12);
   v.chosen_for_export = s.int64(13) != 0;
+  if (!s.is_null(14)) v.verdict = verdict_kind_from_string(s.text(14));
+  v.verdict_sentence = s.text(15);
   return v;
 }
 
@@ -393,7 +395,8 @@ std::optional<BuildLogRecord> ProjectStore::latest_build_log(int64_t version_id)
 }
 
 int64_t ProjectStore::add_result(const ResultRecord& result, std::optional<bool> correct,
-                                 std::optional<double> speedup) {
+                                 std::optional<double> speedup,
+                                 const std::optional<BenchmarkVerdict>& verdict) {
   SqliteTransaction tx(db_);
   SqliteStatement(db_, "INSERT INTO results(version_id, kind, json) VALUES (?, ?, ?)")
       .bind(1, result.version_id)
@@ -411,6 +414,14 @@ int64_t ProjectStore::add_result(const ResultRecord& result, std::optional<bool>
         .bind(1, *speedup)
         .bind(2, result.version_id)
         .run();
+  if (verdict)
+    SqliteStatement(db_,
+                    "UPDATE candidate_versions SET verdict = ?1, verdict_sentence = ?2, "
+                    "chosen_for_export = chosen_for_export AND ?1 != 'declined' WHERE id = ?3")
+        .bind(1, to_string(verdict->kind))
+        .bind(2, verdict->sentence)
+        .bind(3, result.version_id)
+        .run();
   tx.commit();
   return id;
 }
@@ -427,11 +438,22 @@ std::vector<ResultRecord> ProjectStore::results(int64_t version_id) const {
 void ProjectStore::choose_for_export(int64_t version_id) {
   SqliteTransaction tx(db_);
   CandidateVersion v = read_version(version_id);
+  if (v.declined())
+    throw ProjectError(fmt::format("v{} cannot be exported: {}", version_id, v.verdict_sentence));
   SqliteStatement(db_, "UPDATE candidate_versions SET chosen_for_export = (id = ?) WHERE group_id = ?")
       .bind(1, version_id)
       .bind(2, v.group_id)
       .run();
   tx.commit();
+}
+
+std::vector<CandidateVersion> ProjectStore::export_choices() const {
+  SqliteStatement s(db_, "SELECT " + column_list() +
+                             " FROM candidate_versions WHERE chosen_for_export = 1 AND "
+                             "coalesce(verdict, '') != 'declined' ORDER BY group_id");
+  std::vector<CandidateVersion> out;
+  while (s.step()) out.push_back(version_from_row(s));
+  return out;
 }
 
 int64_t ProjectStore::add_export(const ExportRecord& record) {

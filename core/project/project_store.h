@@ -23,7 +23,7 @@ namespace nova {
 
 class ProjectStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   static constexpr const char* kFileName = "project.nova";
 
   // Creates a new project in `folder` (created if missing). Throws if a project is already there.
@@ -60,12 +60,18 @@ class ProjectStore {
   int64_t add_build_log(const BuildLogRecord& log);
   std::optional<BuildLogRecord> latest_build_log(int64_t version_id) const;
 
-  // Records a validation ("correct" is set) or benchmark ("speedup" is set) result.
-  int64_t add_result(const ResultRecord& result, std::optional<bool> correct, std::optional<double> speedup);
+  // Records a validation ("correct" is set) or benchmark ("speedup" and "verdict" are set) result.
+  // A declined verdict also takes the version out of the export choice of its group.
+  int64_t add_result(const ResultRecord& result, std::optional<bool> correct, std::optional<double> speedup,
+                     const std::optional<BenchmarkVerdict>& verdict = std::nullopt);
   std::vector<ResultRecord> results(int64_t version_id) const;
 
   // Marks `version_id` as the one exported for its group (clearing any other of that group).
+  // Throws ProjectError, changing nothing, for a version whose benchmark declined it.
   void choose_for_export(int64_t version_id);
+  // The version chosen for export in each group, leaving out any that a benchmark declined (eager
+  // is kept for that group): what the export (core/export, not built yet) is to package.
+  std::vector<CandidateVersion> export_choices() const;
   int64_t add_export(const ExportRecord& record);
   std::vector<ExportRecord> exports() const;
 

@@ -36,6 +36,7 @@ void BenchmarkResult::recompute() {
                                     mode, kReviewSpeedup));
     }
   }
+  verdict = judge_against_eager(*this);
 }
 
 void to_json(json& j, const Measurement& m) {
@@ -61,10 +62,10 @@ void from_json(const json& j, Speedup& s) {
 }
 
 void to_json(json& j, const BenchmarkResult& r) {
-  j = {{"candidate", r.candidate}, {"path", r.path},          {"measurements", r.measurements},
-       {"speedups", r.speedups},   {"flags", r.flags},        {"verification", r.verification},
-       {"energy", r.energy},       {"errors", r.errors},      {"environment", r.environment},
-       {"method", r.method},       {"elapsed_s", r.elapsed_s}};
+  j = {{"candidate", r.candidate},       {"path", r.path},     {"measurements", r.measurements},
+       {"speedups", r.speedups},         {"flags", r.flags},   {"verdict", r.verdict},
+       {"verification", r.verification}, {"energy", r.energy}, {"errors", r.errors},
+       {"environment", r.environment},   {"method", r.method}, {"elapsed_s", r.elapsed_s}};
 }
 void from_json(const json& j, BenchmarkResult& r) {
   r.candidate = j.value("candidate", "");

@@ -3,13 +3,15 @@
 // process: raw samples per variant and mode (GPU time by CUDA events: cold, warm, graph; host
 // wall time per call: wall), their median and IQR recomputed here from the samples, speedups as
 // ratios of medians measured side by side, the verification pass, energy per call, flags for
-// review, the environment (GPU, driver, CUDA, torch, clocks seen) and the method. JSON round-trips.
+// review, the verdict against eager (does it ship), the environment (GPU, driver, CUDA, torch,
+// clocks seen) and the method. JSON round-trips.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/verify/benchmark_verdict.h"
 #include "core/verify/sample_summary.h"
 
 namespace nova {
@@ -37,6 +39,7 @@ struct BenchmarkResult {
   std::vector<Measurement> measurements;
   std::vector<Speedup> speedups;
   std::vector<std::string> flags;  // "speedup 14.2x over eager (cold) is above 10x: review", hidden work
+  BenchmarkVerdict verdict;        // judge_against_eager of the speedups
   nlohmann::json verification = nlohmann::json::array();
   nlohmann::json energy = nlohmann::json::object();
   nlohmann::json errors = nlohmann::json::object();  // variant -> why it has no numbers (compile failed...)
@@ -47,7 +50,7 @@ struct BenchmarkResult {
 
   static constexpr double kReviewSpeedup = 10.0;
   const Measurement* find(const std::string& variant, const std::string& mode) const;
-  // Recomputes summaries from the samples, speedups from the medians, and the review flags.
+  // Recomputes summaries from the samples, speedups from the medians, the review flags and the verdict.
   void recompute();
   std::vector<std::string> modes() const;  // in first-seen order
 };
@@ -57,7 +60,7 @@ void from_json(const nlohmann::json& j, Measurement& m);
 void to_json(nlohmann::json& j, const Speedup& s);
 void from_json(const nlohmann::json& j, Speedup& s);
 void to_json(nlohmann::json& j, const BenchmarkResult& r);
-// Reads a stored result or the worker's bench answer; summaries and speedups are recomputed.
+// Reads a stored result or the worker's bench answer; summaries, speedups and verdict are recomputed.
 void from_json(const nlohmann::json& j, BenchmarkResult& r);
 
 }  // namespace nova

@@ -5,24 +5,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/env/resource_paths.h"
 #include "core/env/settings.h"
 #include "core/worker/child_process.h"
 #include "support/test_paths.h"
+#include "support/worker_python.h"
 
 namespace nova {
 namespace {
 
-ChildProcess::Env worker_env() {
-  auto env = ChildProcess::minimal_env();
-  env["PYTHONPATH"] = python_package_dir().string();
-  return env;
-}
-
-bool has_torch(const std::string& python) {
-  auto r = ChildProcess::run({python, "-c", "import torch"}, worker_env(), std::chrono::seconds(120));
-  return r.status.exited && r.status.code == 0;
-}
+using test::has_torch;
+using test::worker_env;
 
 constexpr const char* kInstrumentScript = R"(
 import json, sys, importlib.util, torch

@@ -148,13 +148,14 @@ TEST(ProjectStore, MigratesASchema1ProjectKeepingItsData) {
                "INSERT INTO fusion_groups(name) VALUES ('old group');"
                "INSERT INTO candidate_versions(group_id, origin_kind, source) VALUES (1, 'builtin', 'old');");
   ProjectStore store = ProjectStore::open(dir);
-  EXPECT_EQ(store.schema_version(), 2);
+  EXPECT_EQ(store.schema_version(), ProjectStore::kSchemaVersion);
   auto versions = store.versions(1);
   ASSERT_EQ(versions.size(), 1u);
   EXPECT_EQ(versions[0].source, "old");
   EXPECT_FALSE(versions[0].chosen_for_export);
   store.choose_for_export(versions[0].id);  // the column migration 2 added
   EXPECT_TRUE(store.version(versions[0].id).chosen_for_export);
+  EXPECT_FALSE(versions[0].verdict.has_value());  // migration 3: not benchmarked yet
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
@@ -166,7 +167,7 @@ TEST(ProjectStore, RefusesANewerSchemaAndChangesNothing) {
   auto before = snapshot(dir);
   EXPECT_EQ(error_of(dir),
             (dir / "project.nova").string() +
-                " was written by a newer Nova (schema 7; this build reads up to 2): nothing was changed");
+                " was written by a newer Nova (schema 7; this build reads up to 3): nothing was changed");
   EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
 }
 
@@ -230,15 +231,65 @@ TEST(ProjectStore, RefusesANewerSchemaLeftInTheWalAndChangesNothing) {
   ASSERT_EQ(sqlite3_open((dir / ProjectStore::kFileName).c_str(), &newer), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(newer,
                          "PRAGMA journal_mode=WAL; INSERT INTO schema_migrations(version, description) "
-                         "VALUES (3, 'newer')",
+                         "VALUES (4, 'newer')",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   auto before = snapshot(dir);
-  EXPECT_NE(error_of(dir).find("newer Nova (schema 3; this build reads up to 2)"), std::string::npos);
+  EXPECT_NE(error_of(dir).find("newer Nova (schema 4; this build reads up to 3)"), std::string::npos);
   auto after = snapshot(dir);
   EXPECT_TRUE(after.at("project.nova") == before.at("project.nova"));
   EXPECT_TRUE(after.at("project.nova-wal") == before.at("project.nova-wal"));
   sqlite3_close(newer);
+}
+
+BenchmarkVerdict verdict_of(VerdictKind kind, const std::string& sentence) {
+  BenchmarkVerdict v;
+  v.kind = kind;
+  v.sentence = sentence;
+  return v;
+}
+
+TEST(ProjectStore, ADeclinedVersionIsShownAsDeclinedAndNeverChosenForExport) {
+  fs::path dir = test::scratch_dir("store_declined");
+  const std::string declined =
+      "declined: slower than eager (cold 0.99x, wall 0.96x); eager is kept for this group";
+  int64_t g1 = 0, g2 = 0, fast = 0, slow = 0, other = 0;
+  {
+    ProjectStore store = ProjectStore::create(dir);
+    g1 = store.add_fusion_group({0, "linear+relu+bias", "{}"});
+    g2 = store.add_fusion_group({0, "conv2d+min", "{}"});
+    slow = store.add_version(builtin_version(g1, "library gemm + epilogue"));
+    fast = store.add_user_edit(slow, "tiled gemm");
+    other = store.add_version(builtin_version(g2, "conv"));
+    store.choose_for_export(slow);  // chosen before it was benchmarked
+    store.choose_for_export(other);
+    store.add_result({0, slow, "benchmark", "{}", ""}, std::nullopt, 0.99,
+                     verdict_of(VerdictKind::declined, declined));
+    store.add_result({0, fast, "benchmark", "{}", ""}, std::nullopt, 1.4,
+                     verdict_of(VerdictKind::ships, "ships: not slower than eager (cold 1.40x, wall 1.10x)"));
+  }
+  ProjectStore store = ProjectStore::open(dir);
+  CandidateVersion v = store.version(slow);
+  EXPECT_TRUE(v.declined());
+  EXPECT_EQ(v.verdict_sentence, declined);
+  EXPECT_FALSE(v.chosen_for_export);  // the decline took it out of the export choice
+  EXPECT_EQ(store.version(fast).verdict, VerdictKind::ships);
+  EXPECT_FALSE(store.version(other).verdict.has_value());
+  // Choosing it again is refused with the sentence, and changes nothing.
+  try {
+    store.choose_for_export(slow);
+    ADD_FAILURE() << "a declined version was chosen for export";
+  } catch (const ProjectError& e) {
+    EXPECT_EQ(std::string(e.what()), "v" + std::to_string(slow) + " cannot be exported: " + declined);
+  }
+  ASSERT_EQ(store.export_choices().size(), 1u);
+  EXPECT_EQ(store.export_choices()[0].id, other);
+  store.choose_for_export(fast);
+  auto choices = store.export_choices();
+  ASSERT_EQ(choices.size(), 2u);
+  EXPECT_EQ(choices[0].id, fast);
+  EXPECT_EQ(choices[0].group_id, g1);
+  EXPECT_EQ(choices[1].id, other);
 }
 
 TEST(ProjectStore, RefusesAFolderWithoutAProject) {

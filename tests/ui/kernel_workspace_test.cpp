@@ -120,6 +120,25 @@ TEST(VersionTreeView, ButtonsDiffRefuseToFakeValidationAndChooseForExport) {
   EXPECT_EQ(view.selectedVersions(), QList<qint64>{p.v3});  // the refresh kept the selection
 }
 
+TEST(VersionTreeView, ShowsADeclinedVersionWithItsSentenceAndDoesNotChooseItForExport) {
+  Project p("tree_declined");
+  BenchmarkVerdict declined;
+  declined.kind = VerdictKind::declined;
+  declined.sentence = "declined: slower than eager (cold 0.99x, wall 0.96x); eager is kept for this group";
+  p.store.add_result({0, p.v3, "benchmark", "{}", ""}, std::nullopt, 0.99, declined);
+  VersionTreeView view(p.store);
+  QModelIndex v3 = view.model()->indexOfVersion(p.v3).siblingAtColumn(VersionTreeModel::VerdictColumn);
+  EXPECT_EQ(view.model()->data(v3).toString(), "declined");
+  EXPECT_EQ(view.model()->data(v3, Qt::ToolTipRole).toString().toStdString(), declined.sentence);
+  QModelIndex v1 = view.model()->indexOfVersion(p.v1).siblingAtColumn(VersionTreeModel::VerdictColumn);
+  EXPECT_EQ(view.model()->data(v1).toString(), "—");  // benchmarked before verdicts existed
+  view.selectVersions({p.v3});
+  view.chooseSelectedForExport();
+  EXPECT_FALSE(p.store.version(p.v3).chosen_for_export);
+  EXPECT_TRUE(view.message().contains(QString::fromStdString(declined.sentence)))
+      << view.message().toStdString();
+}
+
 TEST(KernelWorkspace, EditingAVersionSavesANewUserEditAndLeavesTheOriginal) {
   Project p("workspace_edit");
   KernelWorkspace ws(p.store);

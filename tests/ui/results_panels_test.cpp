@@ -29,10 +29,11 @@ void save(QWidget& w, const char* name) {
   EXPECT_TRUE(shot.save(QString::fromStdString(path.string())));
 }
 
-BenchmarkResult widget_test_benchmark() {
+BenchmarkResult widget_test_benchmark(double candidate_us = 12.0) {
   std::mt19937 rng(7);
   nlohmann::json measurements = nlohmann::json::array();
-  const std::pair<const char*, double> variants[] = {{"eager", 44.0}, {"compile", 30.0}, {"candidate", 12.0}};
+  const std::pair<const char*, double> variants[] = {
+      {"eager", 44.0}, {"compile", 30.0}, {"candidate", candidate_us}};
   for (const char* mode : {"cold", "warm", "graph", "wall"})
     for (auto [variant, base] : variants) {
       std::lognormal_distribution<double> jitter(0.0, 0.05);
@@ -94,7 +95,17 @@ TEST(ResultsPanel, ShowsTrialsChecksAChartAndSpeedupsInWords) {
   EXPECT_TRUE(p.speedupText().contains(
       QString("%1x faster than PyTorch eager (GPU time, L2 flushed)").arg(expected, 0, 'f', 2)))
       << p.speedupText().toStdString();
+  EXPECT_TRUE(p.benchmarkVerdictText().startsWith("Benchmark: ships: not slower than eager (cold "))
+      << p.benchmarkVerdictText().toStdString();
   save(p, "results_panel.png");
+}
+
+TEST(ResultsPanel, SaysSoWhenTheBenchmarkDeclinesTheCandidate) {
+  ResultsPanel p;
+  p.setBenchmark(widget_test_benchmark(47.0));  // slower than eager's 44 in every mode
+  EXPECT_TRUE(p.benchmarkVerdictText().startsWith("Benchmark: declined: slower than eager (cold 0.9"))
+      << p.benchmarkVerdictText().toStdString();
+  EXPECT_TRUE(p.benchmarkVerdictText().endsWith("; eager is kept for this group"));
 }
 
 TEST(JobsPanel, ListsJobsWithProgressAndCancelsTheSelectedOne) {

@@ -16,6 +16,9 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
   verdict_->setWordWrap(true);
   flags_ = new QLabel;
   flags_->setWordWrap(true);
+  benchmarkVerdict_ = new QLabel;
+  benchmarkVerdict_->setFont(f);
+  benchmarkVerdict_->setWordWrap(true);
   speedups_ = new QLabel;
   speedups_->setWordWrap(true);
   speedups_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -32,12 +35,14 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(verdict_);
   layout->addWidget(flags_);
   layout->addWidget(split, 1);
+  layout->addWidget(benchmarkVerdict_);
   layout->addWidget(speedups_);
   layout->addWidget(environment_);
 }
 
 QString ResultsPanel::verdictText() const { return verdict_->text(); }
 QString ResultsPanel::speedupText() const { return speedups_->text(); }
+QString ResultsPanel::benchmarkVerdictText() const { return benchmarkVerdict_->text(); }
 
 void ResultsPanel::setValidation(const ValidationResult& r) {
   verdict_->setText(QString("%1 (%2 path): %3")
@@ -65,6 +70,10 @@ QString ResultsPanel::describeSpeedups(const BenchmarkResult& r) {
 
 void ResultsPanel::setBenchmark(const BenchmarkResult& r) {
   chart_->setResult(r);
+  benchmarkVerdict_->setText(tr("Benchmark: %1").arg(QString::fromStdString(r.verdict.sentence)));
+  benchmarkVerdict_->setStyleSheet(r.verdict.ships()                         ? "color: #1e823c;"
+                                   : r.verdict.kind == VerdictKind::declined ? "color: #be1e1e;"
+                                                                             : "color: #666;");
   speedups_->setText(describeSpeedups(r));
   const auto& e = r.environment;
   environment_->setText(

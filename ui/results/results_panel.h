@@ -1,7 +1,7 @@
 #pragma once
 // The studio's results panel for one candidate: the verdict and flags, the correctness table and
-// the benchmark chart, with the speedups written out in words and the environment and method the
-// numbers were measured with.
+// the benchmark chart, the benchmark's verdict against eager (ships or declined, with its sentence),
+// the speedups written out in words and the environment and method the numbers were measured with.
 #include <QWidget>
 
 #include "core/verify/benchmark_result.h"
@@ -23,6 +23,7 @@ class ResultsPanel : public QWidget {
 
   QString verdictText() const;
   QString speedupText() const;
+  QString benchmarkVerdictText() const;
   CorrectnessTable* table() const { return table_; }
   BenchmarkChart* chart() const { return chart_; }
   // "3.21x faster than PyTorch eager (GPU, L2 flushed)": one sentence per baseline and mode.
@@ -31,6 +32,7 @@ class ResultsPanel : public QWidget {
  private:
   QLabel* verdict_;
   QLabel* flags_;
+  QLabel* benchmarkVerdict_;
   QLabel* speedups_;
   QLabel* environment_;
   CorrectnessTable* table_;

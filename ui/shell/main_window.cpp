@@ -531,19 +531,20 @@ void MainWindow::evaluationFinished(int job) {
       info->result.value("validation", nlohmann::json::object()).get<ValidationResult>();
   resultsPanel_->setValidation(validation);
   std::optional<double> speedup;
+  QString message = tr("Version %1: %2").arg(id).arg(QString::fromStdString(validation.verdict));
   if (info->result.contains("benchmark") && !info->result["benchmark"].is_null()) {
     BenchmarkResult bench = info->result["benchmark"].get<BenchmarkResult>();
     resultsPanel_->setBenchmark(bench);
-    for (const auto& s : bench.speedups)
-      if (s.mode == "cold" && s.baseline == "eager") speedup = s.value;
+    speedup = bench.verdict.cold_vs_eager;
+    message += "; " + QString::fromStdString(bench.verdict.sentence);
     if (project_)
-      project_->add_result({0, id, "benchmark", info->result["benchmark"].dump(), ""}, std::nullopt, speedup);
+      project_->add_result({0, id, "benchmark", info->result["benchmark"].dump(), ""}, std::nullopt, speedup,
+                           bench.verdict);
   }
   if (project_)
     project_->add_result({0, id, "validation", info->result["validation"].dump(), ""}, validation.passed,
                          speedup);
   if (workspace_) workspace_->versionTree()->refresh();
-  QString message = tr("Version %1: %2").arg(id).arg(QString::fromStdString(validation.verdict));
   statusBar()->showMessage(message, 30000);
   emit evaluationSettled(id, message);
 }

@@ -101,6 +101,8 @@ QVariant VersionTreeModel::headerData(int section, Qt::Orientation orientation, 
       return "Correct";
     case SpeedupColumn:
       return "Speedup";
+    case VerdictColumn:
+      return "Verdict";
     case ExportColumn:
       return "Export";
   }
@@ -125,6 +127,8 @@ QVariant VersionTreeModel::data(const QModelIndex& index, int role) const {
 
 QVariant VersionTreeModel::versionData(const CandidateVersion& v, int column, int role) const {
   if (role == VersionIdRole) return QVariant::fromValue<qint64>(v.id);
+  if (role == Qt::ToolTipRole && column == VerdictColumn && !v.verdict_sentence.empty())
+    return QString::fromStdString(v.verdict_sentence);
   if (role == Qt::ToolTipRole)
     return QString("v%1 · %2 · created %3")
         .arg(v.id)
@@ -134,6 +138,8 @@ QVariant VersionTreeModel::versionData(const CandidateVersion& v, int column, in
     if (column == CorrectColumn && v.correct) return QBrush(QColor(*v.correct ? "#2e7d32" : "#c62828"));
     if (column == SpeedupColumn && v.speedup)
       return QBrush(QColor(*v.speedup >= 1.0 ? "#2e7d32" : "#c62828"));
+    if (column == VerdictColumn && v.verdict == VerdictKind::ships) return QBrush(QColor("#2e7d32"));
+    if (column == VerdictColumn && v.declined()) return QBrush(QColor("#c62828"));
     return {};
   }
   if (role == Qt::TextAlignmentRole && column == SpeedupColumn)
@@ -152,6 +158,11 @@ QVariant VersionTreeModel::versionData(const CandidateVersion& v, int column, in
       return v.correct ? (*v.correct ? "correct" : "wrong") : "—";
     case SpeedupColumn:
       return v.speedup ? QString("%1×").arg(*v.speedup, 0, 'f', 2) : QString("—");
+    case VerdictColumn:
+      return v.verdict
+                 ? (*v.verdict == VerdictKind::unmeasured ? QString("no verdict")
+                                                          : QString::fromStdString(to_string(*v.verdict)))
+                 : QString("—");
     case ExportColumn:
       return v.chosen_for_export ? "chosen" : "";
   }

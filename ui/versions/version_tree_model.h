@@ -1,7 +1,8 @@
 #pragma once
 // The version tree of every fusion group as a Qt item model: groups at the top, each version under
 // the version it was derived from (builtin and first LLM versions directly under the group). Columns
-// show origin and status (build, correctness, speedup, chosen for export). Used by VersionTreeView.
+// show origin and status (build, correctness, speedup, benchmark verdict with its sentence as the
+// tooltip, chosen for export). Used by VersionTreeView.
 #include <QAbstractItemModel>
 
 #include <memory>
@@ -22,6 +23,7 @@ class VersionTreeModel : public QAbstractItemModel {
     BuildColumn,
     CorrectColumn,
     SpeedupColumn,
+    VerdictColumn,
     ExportColumn,
     ColumnCount
   };

@@ -184,7 +184,9 @@ def bench(args, progress):
     cand = candidates.load(args, device)
     cand.set_poisoning(False, device)
     inst = problem.instantiate(seed)
-    variants = {"candidate": lambda: inst.candidate(cand.fn)}
+    # Timed the same way as eager: no per-call no_grad context or output normalization on one
+    # side only (autograd is off for both, above).
+    variants = {"candidate": inst.candidate_fn(cand.fn)}
     errors = {}
     if "eager" in baselines:
         variants["eager"] = inst.reference_fn()

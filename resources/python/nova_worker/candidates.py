@@ -49,8 +49,7 @@ class LoadedCandidate:
 
     def set_poisoning(self, on, device):
         if self.runner is not None:
-            self.runner.allocator = (poisoning_allocator(device) if on else
-                                     (lambda shape, dtype: torch.empty(shape, dtype=dtype, device=device)))
+            self.runner.allocator = poisoning_allocator(device) if on else self.runner.empty
 
 
 def build_extension(args):

@@ -29,8 +29,10 @@ def _libcuda():
     lib.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
     lib.cuModuleUnload.argtypes = [ctypes.c_void_p]
     lib.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
-    lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 6 + [
-        ctypes.c_uint, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+    # No argtypes for cuLaunchKernel: CandidateRunner passes every argument as a ctypes object built
+    # once (c_void_p, c_uint, the parameter array), which ctypes hands over as is. With argtypes,
+    # each call converted its 7 Python ints to c_uint again: about half the cost of the call.
+    lib.cuLaunchKernel.restype = ctypes.c_int
     return lib
 
 
@@ -78,9 +80,12 @@ class CandidateRunner:
     Outputs are allocated fresh on every call with `allocator` (torch.empty): the candidate must
     write every element (validation swaps in a poisoning allocator to prove it).
 
-    Everything that does not change between calls (kernel parameter arrays, scalar arguments,
-    expected shapes) is prepared once here, so a call costs little more than the launches: on
-    small problems the host side is most of the time a user sees.
+    Everything that does not change between calls is prepared once here: the expected input
+    signature, the launch argument lists (function, dims, a stream holder, the parameter array whose
+    tensor slots get the call's data pointers), and which buffers a library step produces (those are
+    not allocated). A call then costs one signature comparison, the allocations, the raw stream
+    handle and the launches: on small problems the host side is most of the time a user sees.
+    Not thread-safe: the parameter holders are shared by all calls.
     """
 
     def __init__(self, candidate, cubin: bytes, device="cuda"):
@@ -90,19 +95,49 @@ class CandidateRunner:
         kernels = sorted({s["kernel"] for s in self.plan["steps"] if s["type"] == "kernel"})
         self.module = CompiledModule(cubin, kernels) if kernels else None
         self._lib = self.module._lib if self.module else None
-        self.allocator = lambda shape, dtype: torch.empty(shape, dtype=dtype, device=self.device)
+        self.allocator = self.empty
+        if self.device.index is not None:
+            self._device_index = self.device.index
+        else:  # the device CompiledModule loaded the cubin on, as get_device() reports it (-1: CPU)
+            self._device_index = torch.cuda.current_device() if self.device.type == "cuda" else -1
+        # Read once per call, and only where a kernel is launched: the raw handle of the caller's
+        # current stream (an int, no torch.cuda.Stream object built).
+        self._raw_stream = torch._C._cuda_getCurrentRawStream if kernels else None
+        self._stream = ctypes.c_void_p(0)
         self._inputs = [(torch.Size(spec["shape"]), _DTYPES[spec["dtype"]], spec["name"]) for spec in self.plan["inputs"]]
-        self._outputs = [(tuple(s["shape"]), _DTYPES[s["dtype"]]) for s in self.plan["outputs"]]
-        self._temps = [(tuple(s["shape"]), _DTYPES[s["dtype"]]) for s in self.plan["temps"]]
+        self._signature = [(shape, dtype, self._device_index, True) for shape, dtype, _ in self._inputs]
+        # All buffers in one flat list per call: inputs, then outputs, then temps.
+        n_in, n_out = len(self.plan["inputs"]), len(self.plan["outputs"])
+        self._out_slice = slice(n_in, n_in + n_out)
+        base = {"input": 0, "output": n_in, "temp": n_in + n_out}
+
+        def flat(ref):
+            kind, idx = ref.split(":")
+            return base[kind] + int(idx)
+
+        buffers = self.plan["outputs"] + self.plan["temps"]
+        # A buffer whose first use is as a library step's result is that step's fresh tensor:
+        # allocating (and, in validation, poisoning) it beforehand would be work thrown away.
+        first_use = {}
+        for step in self.plan["steps"]:
+            for a in step["args"]:
+                if "ref" in a:
+                    first_use.setdefault(flat(a["ref"]), "read")
+            if step["type"] == "library":
+                first_use.setdefault(flat(step["out"]), "library")
+        self._alloc = [(n_in + i, tuple(b["shape"]), _DTYPES[b["dtype"]]) for i, b in enumerate(buffers)
+                       if first_use.get(n_in + i) != "library"]
+        self._tail = (None,) * len(buffers)  # the outputs' and temps' places in a call's list
+        self._shapes = [shape for shape, _, _ in self._inputs] + [torch.Size(b["shape"]) for b in buffers]
+        self._launch = self._lib.cuLaunchKernel if self._lib else None
         self._steps = []
         for step in self.plan["steps"]:
             if step["type"] == "kernel":
-                holders, slots = [], []  # slots: (holder, kind, index) for tensor arguments
+                holders, slots = [], []  # slots: (holder, flat buffer index) for tensor arguments
                 for a in step["args"]:
                     if "ref" in a:
                         h = ctypes.c_void_p(0)
-                        kind, idx = a["ref"].split(":")
-                        slots.append((h, kind, int(idx)))
+                        slots.append((h, flat(a["ref"])))
                     else:
                         h = _CTYPES[a["scalar_type"]](a["scalar"])
                     holders.append(h)
@@ -114,15 +149,19 @@ class CandidateRunner:
                     _check(self._lib, self._lib.cuFuncSetAttribute(
                         fn, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared), f"cuFuncSetAttribute({step['kernel']})")
                 g, b = step["grid"], step["block"]
-                self._steps.append(("kernel", step["kernel"], fn, (int(g[0]), int(g[1]), int(g[2]),
-                                    int(b[0]), int(b[1]), int(b[2]), shared), params, holders, slots))
+                dims = [ctypes.c_uint(int(v)) for v in (g[0], g[1], g[2], b[0], b[1], b[2], shared)]
+                # cuLaunchKernel(f, grid xyz, block xyz, sharedMemBytes, hStream, kernelParams, extra)
+                args = [fn, *dims, self._stream, params, None]
+                self._steps.append((True, step["kernel"], args, slots, holders))
             else:
-                refs = [(a["ref"].split(":")[0], int(a["ref"].split(":")[1]), a.get("view")) if "ref" in a
-                        else None for a in step["args"]]
+                refs = [(flat(a["ref"]), a.get("view") == "t") if "ref" in a else None for a in step["args"]]
                 consts = [None if "ref" in a else a["scalar"] for a in step["args"]]
-                kind, idx = step["out"].split(":")
-                self._steps.append(("library", step["op"], _resolve_op(step["op"]), refs, consts,
-                                    step.get("kwargs", {}), (kind, int(idx))))
+                self._steps.append((False, step["op"], _resolve_op(step["op"]), refs, consts,
+                                    step.get("kwargs", {}), flat(step["out"])))
+
+    def empty(self, shape, dtype):
+        """The default allocator: torch.empty on the candidate's device."""
+        return torch.empty(shape, dtype=dtype, device=self.device)
 
     def _check_inputs(self, inputs):
         if len(inputs) != len(self._inputs):
@@ -135,38 +174,44 @@ class CandidateRunner:
                                  f"got {str(t.dtype).replace('torch.', '')}{list(t.shape)}")
             if not t.is_contiguous():
                 raise ValueError(f"input {i} ({name}) must be contiguous")
+            if t.get_device() != self._device_index:
+                raise ValueError(f"input {i} ({name}) is on {t.device}, the candidate runs on {self.device}")
 
     def __call__(self, *inputs):
-        self._check_inputs(inputs)
+        # The fast case is one comparison against the signature prepared in __init__; anything
+        # else (including a non-tensor, which has no .shape) goes through _check_inputs, which
+        # raises with the reason.
+        try:
+            ok = [(t.shape, t.dtype, t.get_device(), t.is_contiguous()) for t in inputs] == self._signature
+        except AttributeError:
+            ok = False
+        if not ok:
+            self._check_inputs(inputs)
+        bufs = [*inputs, *self._tail]
         alloc = self.allocator
-        tensors = {"input": inputs,
-                   "output": [alloc(shape, dtype) for shape, dtype in self._outputs],
-                   "temp": [alloc(shape, dtype) for shape, dtype in self._temps]}
-        stream = ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)
+        for i, shape, dtype in self._alloc:
+            bufs[i] = alloc(shape, dtype)
+        if self._raw_stream is not None:
+            self._stream.value = self._raw_stream(self._device_index)
         for step in self._steps:
-            if step[0] == "kernel":
-                _, name, fn, dims, params, _holders, slots = step
-                for holder, kind, idx in slots:
-                    holder.value = tensors[kind][idx].data_ptr()
-                r = self._lib.cuLaunchKernel(fn, *dims, stream, params, None)
+            if step[0]:
+                _, name, args, slots, _holders = step
+                for holder, i in slots:
+                    holder.value = bufs[i].data_ptr()
+                r = self._launch(*args)
                 if r != 0:
                     _check(self._lib, r, f"cuLaunchKernel({name})")
             else:
-                _, name, op, refs, consts, kwargs, (kind, idx) = step
-                args = []
-                for ref, const in zip(refs, consts):
-                    if ref is None:
-                        args.append(const)
-                    else:
-                        t = tensors[ref[0]][ref[1]]
-                        args.append(t.t() if ref[2] == "t" else t)
+                _, name, op, refs, consts, kwargs, out = step
+                args = [const if ref is None else (bufs[ref[0]].t() if ref[1] else bufs[ref[0]])
+                        for ref, const in zip(refs, consts)]
                 result = op(*args, **kwargs)
-                target = tensors[kind][idx]
-                if result.shape != target.shape:
+                expected = self._shapes[out]
+                if result.shape != expected:
                     raise ValueError(f"library step {name} gave shape {list(result.shape)}, "
-                                     f"plan expects {list(target.shape)}")
-                tensors[kind][idx] = result
-        return tuple(tensors["output"])
+                                     f"plan expects {list(expected)}")
+                bufs[out] = result
+        return tuple(bufs[self._out_slice])
 
 
 def load_candidate(candidate_path, cubin_path, device="cuda"):

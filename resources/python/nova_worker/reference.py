@@ -69,6 +69,14 @@ class Instance:
                 out = fn(*self.inputs)
         return out if isinstance(out, (tuple, list)) and not isinstance(out, torch.Tensor) else (out,)
 
+    def candidate_fn(self, fn):
+        """A zero-argument callable of the candidate, for timing: the same call shape as
+        reference_fn, with nothing around it that eager does not also pay per call (the caller
+        turns autograd off for both; outputs are not normalized to a tuple)."""
+        if self.model is not None:
+            return lambda: self.model(*self.inputs, fn=fn)
+        return lambda: fn(*self.inputs)
+
     def reference_fn(self):
         """A zero-argument callable of the reference (for timing and torch.compile)."""
         if self.model is not None:

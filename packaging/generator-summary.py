@@ -1,0 +1,94 @@
+"""The summary table of packaging/generator-gpu.sh, from the JSON it wrote: per group the rule,
+validation, the speedups vs eager and torch.compile (cold GPU time and wall time per call) and the
+verdict (core/verify/benchmark_verdict.h: ships, or declined and eager is kept); then the
+geometric means over the groups against the target of issue #6.
+
+A group whose candidate does not ship (declined by the generator or by the benchmark, failed
+validation, no verdict) keeps eager: it counts 1.00x vs eager, and vs torch.compile eager's own
+ratio to torch.compile measured in the same run (1.00x where the group was not benchmarked).
+    python3 packaging/generator-summary.py OUT_DIR MODEL ...
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+TARGET_EAGER, TARGET_COMPILE = 1.5, 1.2
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def median(bench, variant, mode):
+    for m in (bench or {}).get("measurements", []):
+        if m.get("variant") == variant and m.get("mode") == mode and m.get("median"):
+            return m["median"]
+    return None
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main(out, models):
+    keys = [("cold", "eager"), ("cold", "compile"), ("wall", "eager"), ("wall", "compile")]
+    print(f"{'model':<30}{'grp':>4} {'rule':<24}{'valid':<7}{'max rel':>9} {'cold eager':>10} {'cold comp':>9} "
+          f"{'wall eager':>10} {'wall comp':>9}  verdict")
+    counted = {k: [] for k in keys}  # the speedup each group gives the product, eager kept where declined
+    tally = {}
+    logs = []
+    for m in models:
+        for cand in sorted(glob.glob(f"{out}/{m}/group*.candidate.json")):
+            c = load(cand)
+            g = c["group_id"]
+            v = load(f"{out}/{m}_g{g}.validate.json")
+            b = load(f"{out}/{m}_g{g}.bench.json")
+            sp = {(s["mode"], s["baseline"]): s["value"] for s in (b or {}).get("speedups", [])}
+            if c.get("declined"):
+                verdict, ships = "declined", False
+                print(f"{m:<30}{g:>4} declined by the generator: {c['declined'][:60]}")
+            else:
+                passed = bool(v and v.get("passed"))
+                verdict = ((b or {}).get("verdict") or {}).get("kind", "none")
+                ships = passed and verdict == "ships"
+                rel = max([t.get("max_rel_vs_eager") or 0 for t in (v or {}).get("trials", [])] or [float("nan")])
+                f = lambda k: f"{sp[k]:.2f}x" if k in sp else "-"
+                valid = "pass" if passed else ("FAIL" if v else "none")
+                print(f"{m:<30}{g:>4} {c['origin']['rule']:<24}{valid:<7}{rel:>9.2e} {f(keys[0]):>10} "
+                      f"{f(keys[1]):>9} {f(keys[2]):>10} {f(keys[3]):>9}  {verdict}")
+                if not passed:
+                    logs.append(f"{out}/{m}_g{g}.validate.txt")
+            kept = "ships" if ships else "declined" if verdict == "declined" else "not shipped (failed or unmeasured)"
+            tally[kept] = tally.get(kept, 0) + 1
+            for mode, base in keys:
+                if ships:
+                    value = sp[(mode, base)] if (mode, base) in sp else None
+                elif base == "compile" and median(b, "eager", mode) and median(b, "compile", mode):
+                    value = median(b, "compile", mode) / median(b, "eager", mode)  # eager kept
+                else:
+                    value = 1.0
+                if value:
+                    counted[(mode, base)].append(value)
+    n = sum(tally.values())
+    print(f"\ngroups: {n} ({', '.join(f'{k}: {c}' for k, c in sorted(tally.items()))}); a group that does not "
+          "ship keeps eager: 1.00x vs eager, eager's ratio to torch.compile in the same run (1.00x if not benchmarked)")
+    slowest = [min(counted[(mode, "eager")], default=float("nan")) for mode in ("cold", "wall")]
+    print(f"slowest group vs eager: cold {slowest[0]:.2f}x  wall {slowest[1]:.2f}x  "
+          f"(target: none below 1.00x: {'met' if min(slowest) >= 1.0 else 'missed'})")
+    for base, label, target in (("eager", "eager", TARGET_EAGER), ("compile", "torch.compile", TARGET_COMPILE)):
+        cold, wall = geomean(counted[("cold", base)]), geomean(counted[("wall", base)])
+        met = "met" if min(cold, wall) >= target else "missed"
+        print(f"geometric mean vs {label:<14} cold {cold:.2f}x  wall {wall:.2f}x  (target {target:.1f}x: {met})")
+    for p in logs[:6]:
+        print("==", p)
+        print(open(p).read()[-1500:] if os.path.exists(p) else "missing")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])

@@ -1,0 +1,121 @@
+// The measured decline (issue #6): a candidate ships only when it is not slower than eager in both
+// the cold GPU-time median and the wall-time-per-call median of one run. The inputs are answers
+// in the worker's bench.py structure (measurements with raw samples; summaries and speedups are
+// recomputed by BenchmarkResult). No bench JSON was recorded on the GPU box, so the samples are
+// built here around medians; which medians come from the H200 run is said at each test.
+#include "core/verify/benchmark_verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "core/verify/benchmark_result.h"
+
+namespace nova {
+namespace {
+using nlohmann::json;
+
+struct Medians {
+  double cold, warm, wall;
+};
+
+// Five samples whose median is `median` exactly, with the spread and the high tail of real runs.
+std::vector<double> samples_around(double median) {
+  return {median * 0.97, median * 0.99, median, median * 1.02, median * 1.30};
+}
+
+// A worker bench answer (bench.py's result) for candidate, eager and compile.
+json bench_answer(const Medians& candidate, const Medians& eager, const Medians& compile) {
+  json measurements = json::array();
+  for (const auto& [variant, m] :
+       {std::pair{"candidate", candidate}, {"eager", eager}, {"compile", compile}}) {
+    measurements.push_back(
+        {{"variant", variant}, {"mode", "cold"}, {"metric", "gpu_us"}, {"samples", samples_around(m.cold)}});
+    measurements.push_back(
+        {{"variant", variant}, {"mode", "warm"}, {"metric", "gpu_us"}, {"samples", samples_around(m.warm)}});
+    measurements.push_back(
+        {{"variant", variant}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", samples_around(m.wall)}});
+  }
+  return {{"candidate", "group0"},
+          {"path", "fast"},
+          {"measurements", measurements},
+          {"speedups", json::array()},
+          {"flags", json::array()},
+          {"errors", json::object()},
+          {"environment", {{"gpu", "NVIDIA H200"}}},
+          {"method", {{"modes", {"cold", "warm"}}, {"baselines", {"eager", "compile"}}}}};
+}
+
+TEST(BenchmarkVerdict, DeclinesLinearReluBiasWhichIsSlowerThanEagerColdAndWall) {
+  // Medians of linear_relu_bias g0 (gemm_library+epilogue) on the H200, docs/perf-notes.md
+  // "builtin generator v1": cold 112.6 / eager 111.9 / compile 117.5 us, wall 116.4 / eager
+  // 111.8 us. Warm and compile-wall medians are not in that table and are made up here.
+  BenchmarkResult b = bench_answer({112.6, 100.0, 116.4}, {111.9, 104.0, 111.8}, {117.5, 110.0, 140.0})
+                          .get<BenchmarkResult>();
+  EXPECT_EQ(b.verdict.kind, VerdictKind::declined);
+  EXPECT_FALSE(b.verdict.ships());
+  EXPECT_NEAR(*b.verdict.cold_vs_eager, 111.9 / 112.6, 1e-12);
+  EXPECT_NEAR(*b.verdict.wall_vs_eager, 111.8 / 116.4, 1e-12);
+  EXPECT_EQ(b.verdict.sentence,
+            "declined: slower than eager (cold 0.99x, wall 0.96x); eager is kept for this group");
+  // Faster than torch.compile and faster warm do not rescue it: the rule is cold and wall vs eager.
+  EXPECT_EQ(judge_against_eager(b), b.verdict);
+}
+
+TEST(BenchmarkVerdict, ShipsTheSeedGemmWhichBeatsEagerColdAndWall) {
+  // Medians of matmul_scaling_residual_add g0 on the H200, docs/perf-notes.md "harness v2":
+  // cold 12.0 / eager 23.7 / compile 15.9 us, wall 28.6 / eager 64.6 / compile 62.8 us. Warm
+  // medians are not in that table and are made up here.
+  BenchmarkResult b =
+      bench_answer({12.0, 9.0, 28.6}, {23.7, 20.0, 64.6}, {15.9, 12.0, 62.8}).get<BenchmarkResult>();
+  EXPECT_EQ(b.verdict.kind, VerdictKind::ships);
+  EXPECT_EQ(b.verdict.sentence, "ships: not slower than eager (cold 1.97x, wall 2.26x)");
+}
+
+TEST(BenchmarkVerdict, EitherModeSlowerDeclinesAndEqualShips) {
+  // Made-up medians, for the edges of the rule.
+  auto verdict = [](Medians candidate, Medians eager) {
+    return bench_answer(candidate, eager, eager).get<BenchmarkResult>().verdict;
+  };
+  BenchmarkVerdict wall_slower = verdict({10.0, 10.0, 50.0}, {20.0, 20.0, 49.0});
+  EXPECT_EQ(wall_slower.kind, VerdictKind::declined);
+  EXPECT_EQ(wall_slower.sentence,
+            "declined: slower than eager (cold 2.00x, wall 0.98x); eager is kept for this group");
+  EXPECT_EQ(verdict({21.0, 10.0, 40.0}, {20.0, 20.0, 49.0}).kind, VerdictKind::declined);
+  EXPECT_EQ(verdict({20.0, 20.0, 49.0}, {20.0, 20.0, 49.0}).kind, VerdictKind::ships);  // not slower
+  // A ratio just under 1 is cut, not rounded: a declined candidate never reads "1.00x".
+  EXPECT_EQ(verdict({100.0, 1.0, 10.0}, {99.9, 1.0, 10.0}).sentence,
+            "declined: slower than eager (cold 0.99x, wall 1.00x); eager is kept for this group");
+}
+
+TEST(BenchmarkVerdict, NoVerdictWithoutColdAndWallAgainstEager) {
+  json answer = bench_answer({10.0, 10.0, 20.0}, {20.0, 20.0, 40.0}, {15.0, 15.0, 30.0});
+  json warm_only = answer;
+  warm_only["measurements"] = json::array();
+  for (const auto& m : answer["measurements"])
+    if (m["mode"] != "cold") warm_only["measurements"].push_back(m);  // `nova bench --mode warm`
+  BenchmarkVerdict v = warm_only.get<BenchmarkResult>().verdict;
+  EXPECT_EQ(v.kind, VerdictKind::unmeasured);
+  EXPECT_FALSE(v.cold_vs_eager);
+  EXPECT_EQ(v.sentence.rfind("no verdict: the cold medians", 0), 0u) << v.sentence;
+  json compile_only = answer;
+  compile_only["measurements"] = json::array();
+  for (const auto& m : answer["measurements"])
+    if (m["variant"] != "eager") compile_only["measurements"].push_back(m);  // --baselines compile
+  EXPECT_EQ(compile_only.get<BenchmarkResult>().verdict.kind, VerdictKind::unmeasured);
+}
+
+TEST(BenchmarkVerdict, IsWrittenIntoTheResultJsonAndRecomputedOnReading) {
+  json answer = bench_answer({112.6, 100.0, 116.4}, {111.9, 104.0, 111.8}, {117.5, 110.0, 140.0});
+  answer["verdict"] = {{"kind", "ships"}, {"sentence", "a stale or forged verdict"}};
+  BenchmarkResult b = answer.get<BenchmarkResult>();
+  EXPECT_EQ(b.verdict.kind, VerdictKind::declined);
+  json out = b;
+  EXPECT_EQ(out["verdict"]["kind"], "declined");
+  EXPECT_NEAR(out["verdict"]["wall_vs_eager"].get<double>(), 111.8 / 116.4, 1e-12);
+  EXPECT_EQ(out["verdict"]["sentence"], b.verdict.sentence);
+  EXPECT_EQ(out.get<BenchmarkResult>(), b);
+  EXPECT_EQ(verdict_kind_from_string(to_string(VerdictKind::declined)), VerdictKind::declined);
+  EXPECT_THROW(verdict_kind_from_string("maybe"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nova
