@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The builtin generator on the GPU box, end to end, as a user runs it: for every example model's
 # recorded graph (tests/fixtures/graphs), `nova generate --all`, then `nova validate` (5 trials) and
-# `nova bench --mode all` for every candidate. Writes each result JSON to $OUT/gen (or
+# `nova bench --mode all` (NOVA_BENCH_MODE) for every candidate. Writes each result JSON to $OUT/gen (or
 # build-headless/gen) and prints a summary table last (packaging/generator-summary.py): per group
 # the speedups and the verdict (ships, or declined: eager kept), then the geometric means.
 #   packaging/generator-gpu.sh [BUILD_DIR] [MODEL ...]     (default: the shared examples)
@@ -16,16 +16,35 @@ nova="$build/app/nova"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(conv2d_min_add_multiply matmul_scaling_residual_add swish_bias_clamp softmax_rows
                                     layernorm_gelu linear_relu_bias conv2d_relu_hardswish mlp_block tiny_transformer_block)
+# Validation is about correctness, not time: the candidates are validated side by side
+# (NOVA_VALIDATE_JOBS at once, default 4). The benchmarks then run one at a time, alone on the GPU.
+jobs="${NOVA_VALIDATE_JOBS:-4}"
+mode="${NOVA_BENCH_MODE:-all}"
+todo=()
 for m in "${models[@]}"; do
   graph="tests/fixtures/graphs/$m.json"
+  [ -f "$graph" ] || graph="tests/fixtures/graphs/$m.graph.json"
   "$nova" generate "$m.py" --all --graph "$graph" --out "$out/$m" > "$out/$m.generate.txt" 2>&1
   for cand in "$out/$m"/group*.candidate.json; do
     g=$(basename "$cand" .candidate.json); g=${g#group}
     grep -q '"declined": null' "$cand" || continue
-    "$nova" validate "$graph" --group "$g" --candidate "$cand" --out "$out/${m}_g${g}.validate.json" \
-      > "$out/${m}_g${g}.validate.txt" 2>&1
-    "$nova" bench "$graph" --group "$g" --candidate "$cand" --mode all --out "$out/${m}_g${g}.bench.json" \
-      > "$out/${m}_g${g}.bench.txt" 2>&1
+    todo+=("$m $g $graph $cand")
   done
+done
+running=0
+for item in "${todo[@]}"; do
+  read -r m g graph cand <<< "$item"
+  "$nova" validate "$graph" --group "$g" --candidate "$cand" --out "$out/${m}_g${g}.validate.json" \
+    > "$out/${m}_g${g}.validate.txt" 2>&1 &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+for item in "${todo[@]}"; do
+  read -r m g graph cand <<< "$item"
+  python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1])).get("passed") else 1)' \
+    "$out/${m}_g${g}.validate.json" 2>/dev/null || continue  # a kernel that failed validation is not timed
+  "$nova" bench "$graph" --group "$g" --candidate "$cand" --mode "$mode" --out "$out/${m}_g${g}.bench.json" \
+    > "$out/${m}_g${g}.bench.txt" 2>&1
 done
 python3 packaging/generator-summary.py "$out" "${models[@]}"
