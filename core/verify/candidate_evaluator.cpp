@@ -1,5 +1,7 @@
 #include "core/verify/candidate_evaluator.h"
 
+#include <unistd.h>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -69,10 +71,15 @@ NvrtcResult CandidateEvaluator::compile(const EvaluationRequest& r) const {
 std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationRequest& r, double& build_s,
                                                           std::string& why) {
   nlohmann::json args = {{"label", r.label}, {"seed", r.seed}};
+  // Files written for this one evaluation go to a folder of its own: two `nova validate` processes
+  // sharing the default work folder (or two jobs of one studio) must never read each other's.
+  static std::atomic<int> evaluations{0};
+  const auto scratch = work_dir_ / fmt::format("eval-{}-{}", getpid(), ++evaluations);
+  std::filesystem::create_directories(scratch);
   if (r.group) {  // the worker captures the model and takes the group's functional source
     args["model"] = std::filesystem::absolute(r.reference).string();
     args["group"] = *r.group;
-    args["work_dir"] = work_dir_.string();
+    args["work_dir"] = scratch.string();
   } else {
     args["reference"] = std::filesystem::absolute(r.reference).string();
   }
@@ -83,7 +90,7 @@ std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationReques
       why = "does not compile: " + first_error_line(built.log);
       return std::nullopt;
     }
-    auto path = work_dir_ / (r.label + ".candidate.json");
+    auto path = scratch / (r.label + ".candidate.json");
     std::ofstream(path) << nlohmann::json(*r.candidate).dump(1);
     args["candidate"] = path.string();
     args["cubin"] = built.cubin_path.string();

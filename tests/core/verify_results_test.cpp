@@ -129,6 +129,24 @@ TEST_F(EvaluatorTest, CompilesThenHandsTheWorkerTheCubinAndReportsLibraryBacking
   EXPECT_EQ(v.flags, std::vector<std::string>{"library-backed: calls aten.conv2d.default through PyTorch"});
 }
 
+TEST_F(EvaluatorTest, EvaluationsSharingAWorkFolderNeverShareTheirFiles) {
+  // Two `nova validate` runs side by side use the same default work folder; one once loaded the
+  // other's candidate JSON (same label "group0") and failed on a kernel name it did not define.
+  runner_.answer = [](const std::string&, const json&) { return worker_validate_answer(true); };
+  CandidateEvaluator first(runner_, *compiler_, dir_ / "shared");
+  CandidateEvaluator second(runner_, *compiler_, dir_ / "shared");
+  request_.group = 0;
+  first.validate(request_, {});
+  second.validate(request_, {});
+  ASSERT_EQ(runner_.calls.size(), 2u);
+  const json& a = runner_.calls[0].second;
+  const json& b = runner_.calls[1].second;
+  EXPECT_NE(a["candidate"], b["candidate"]);
+  EXPECT_NE(a["work_dir"], b["work_dir"]);
+  EXPECT_TRUE(std::filesystem::exists(a["candidate"].get<std::string>()));
+  EXPECT_TRUE(std::filesystem::exists(b["candidate"].get<std::string>()));
+}
+
 TEST_F(EvaluatorTest, ARefusedSourceNeverReachesTheWorker) {
   runner_.answer = [](const std::string&, const json&) -> json { throw std::logic_error("must not run"); };
   CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
