@@ -165,7 +165,10 @@ def partition(nodes, classes, graph_outputs):
     return groups
 
 
-def py_expr(v):
+def py_expr(v, device=None):
+    """v as Python source. `device`: the source that stands for a torch.device value (the group's
+    tensors' device at run time), so a constant the model made on the capture device (CPU, when
+    intake ran without a GPU) follows the inputs to the GPU instead of staying on the CPU."""
     from .capture import Ref
     if isinstance(v, Ref):
         return v.name
@@ -176,12 +179,12 @@ def py_expr(v):
             return "float('inf')" if v > 0 else "float('-inf')"
         return repr(v)
     if isinstance(v, (list, tuple)):
-        inner = ", ".join(py_expr(x) for x in v)
+        inner = ", ".join(py_expr(x, device) for x in v)
         return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' if len(v) == 1 else ''})"
     if isinstance(v, torch.dtype):
         return str(v)
     if isinstance(v, torch.device):
-        return f"torch.device({str(v)!r})"
+        return device or f"torch.device({str(v)!r})"
     if isinstance(v, (torch.layout, torch.memory_format)):
         return str(v)
     return repr(v)
@@ -201,9 +204,10 @@ def functional_source(grp, nodes, meta_of, model_name):
     lines = [f'"""Fusion group {grp.id} ({grp._kind}) of {model_name}: ATen ops as captured."""',
              "import torch", "", "",
              f"def module_fn({', '.join(grp.inputs)}):"]
+    device = f"{grp.inputs[0]}.device" if grp.inputs else None  # every group input is a tensor
     for m in grp.members:
         n = nodes[m]
-        call_args = [py_expr(a) for a in n.args] + [f"{k}={py_expr(v)}" for k, v in n.kwargs.items()]
+        call_args = [py_expr(a, device) for a in n.args] + [f"{k}={py_expr(v, device)}" for k, v in n.kwargs.items()]
         call = f"torch.ops.{n.op}({', '.join(call_args)})"
         returns_list = len(n.op._schema.returns) == 1 and len(n.out_names) > 1
         if len(n.out_names) == 1 and not returns_list:
@@ -218,6 +222,20 @@ def functional_source(grp, nodes, meta_of, model_name):
         lines.append(f"        {random_tensor_expr(meta_of(name))},  # {name}")
     lines += ["    ]", ""]
     return "\n".join(lines)
+
+
+def _device_follow_error(module_fn, inputs):
+    """The group validates on the GPU from a graph captured anywhere (often the CPU): it must compute
+    on the device its inputs are on. Run on meta tensors, a constant left on the capture device
+    shows as a device mismatch, or as an output off the meta device. Ops with no meta kernel pass."""
+    try:
+        got = module_fn(*[t.to("meta") if isinstance(t, torch.Tensor) else t for t in inputs])
+    except Exception as exc:  # noqa: BLE001 (only a device mismatch is this check's business)
+        text = str(exc)
+        return f"does not follow its inputs' device: {text}" if "device" in text else ""
+    got = got if isinstance(got, tuple) else (got,)
+    off = [str(g.device) for g in got if isinstance(g, torch.Tensor) and g.device.type != "meta"]
+    return f"does not follow its inputs' device: an output is on {off[0]}" if off else ""
 
 
 def check_group(grp, values):
@@ -241,6 +259,9 @@ def check_group(grp, values):
                 elif not torch.equal(g, want):
                     diff = float("inf")
             namespace["module_fn"](*namespace["get_inputs"]())
+            device_error = _device_follow_error(namespace["module_fn"], [values[n] for n in grp.inputs])
+        if device_error:
+            raise AssertionError(device_error)
         result["max_abs_diff"] = diff
         result["ok"] = diff <= 1e-4
         if not result["ok"]:
