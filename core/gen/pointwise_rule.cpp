@@ -189,7 +189,7 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
         "threadIdx.x;\n",
         idx);
     if (vector_loops.empty()) {
-      body += "  {\n" + strided_loops(idx, sfx, n, 1, "flat", scalar) + "  }\n";
+      body += "  {  // one element per step\n" + strided_loops(idx, sfx, n, 1, "flat", scalar) + "  }\n";
     } else {
       std::vector<std::string> pointers = {ctx.output_names[k]};
       for (const auto& t : float4_tensors) {
