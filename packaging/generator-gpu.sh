@@ -15,7 +15,8 @@ mkdir -p "$out"
 nova="$build/app/nova"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(conv2d_min_add_multiply matmul_scaling_residual_add swish_bias_clamp softmax_rows
-                                    layernorm_gelu linear_relu_bias conv2d_relu_hardswish mlp_block tiny_transformer_block)
+                                    layernorm_gelu linear_relu_bias conv2d_relu_hardswish mlp_block tiny_transformer_block
+                                    conv2d_min_add_multiply_large matmul_scaling_residual_add_large)
 # Validation is about correctness, not time: the candidates are validated side by side
 # (NOVA_VALIDATE_JOBS at once, default 4). The benchmarks then run one at a time, alone on the GPU.
 jobs="${NOVA_VALIDATE_JOBS:-4}"

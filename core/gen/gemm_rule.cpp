@@ -1,7 +1,6 @@
 #include "core/gen/gemm_rule.h"
 
 #include <cmath>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -75,79 +74,14 @@ GemmShape read_gemm(const GraphNode& g, PointwiseEmitter& e) {
   return s;
 }
 
-// y = a * gemm + b, if the epilogue is that (so it folds into alpha/beta); nullopt otherwise.
-std::optional<double> affine_scale(const GroupContext& ctx, const std::string& gemm_out) {
-  std::map<std::string, std::pair<double, bool>> scale;  // tensor -> (factor of gemm_out, valid)
-  scale[gemm_out] = {1.0, true};
-  for (const GraphNode* n : ctx.nodes_after_anchor()) {
-    std::string op = op_name(*n);
-    auto get = [&](const NodeArg* a) -> std::optional<double> {
-      if (!a || a->tensor.empty()) return std::nullopt;
-      auto it = scale.find(a->tensor);
-      return it == scale.end() ? std::nullopt : std::optional<double>(it->second.first);
-    };
-    const NodeArg* self = find_arg(*n, "self", 0);
-    const NodeArg* other = find_arg(*n, "other", 1);
-    std::optional<double> r;
-    if (op == "clone.default" || op == "detach.default" || op == "alias.default") {
-      r = get(self);
-    } else if (op == "mul.Tensor" || op == "mul.Scalar") {
-      if (auto x = get(self); x && other && other->tensor.empty() && other->constant.is_number())
-        r = *x * other->constant.get<double>();
-    } else if (op == "div.Tensor" || op == "div.Scalar") {
-      if (auto x = get(self); x && other && other->tensor.empty() && other->constant.is_number() &&
-                              find_arg(*n, "rounding_mode", 2) == nullptr)
-        r = *x / other->constant.get<double>();
-    } else if (op == "add.Tensor" || op == "sub.Tensor") {
-      double alpha = 1;
-      if (const NodeArg* al = find_arg(*n, "alpha", 2); al && al->constant.is_number())
-        alpha = al->constant.get<double>();
-      if (auto x = get(self), y = get(other); x && y)
-        r = op == "add.Tensor" ? *x + alpha * *y : *x - alpha * *y;
-    }
-    if (!r) return std::nullopt;
-    scale[n->outputs.at(0).name] = {*r, true};
-  }
-  auto it = scale.find(ctx.outputs.at(0).name);
-  if (it == scale.end()) return std::nullopt;
-  return it->second.first;
-}
-
-RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g, const GemmShape& s,
-                        PointwiseEmitter& e) {
+RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g) {
   RuleOutput out;
   out.plan = ctx.base_plan();
   const auto& result = g.outputs.at(0);
-  std::optional<double> fold = ctx.outputs.size() == 1 ? affine_scale(ctx, result.name) : std::nullopt;
-  bool two_d = e.info(s.a).shape.size() == 2 && s.batch == 1;
-  if (fold && *fold != 1.0 && two_d &&
-      (op_name(g) == "linear.default" || op_name(g) == "addmm.default" || op_name(g) == "mm.default")) {
-    // out = fold * (A B + bias): one library call with alpha = beta = fold (beta only with a bias).
-    PlanStep step;
-    step.type = "library";
-    step.out = "output:0";
-    auto ref = [&](const std::string& t, const std::string& view = "") {
-      int i = ctx.input_index(t);
-      if (i < 0) throw UnsupportedGroup("the GEMM reads '" + t + "', computed inside the group");
-      return PlanArg{fmt::format("input:{}", i), "", nullptr, view};
-    };
-    std::string bview = s.b_transposed ? "t" : "";
-    if (!s.bias.empty()) {
-      step.op = "aten.addmm.default";
-      step.args = {ref(s.bias), ref(s.a), ref(s.b, bview)};
-      step.kwargs = {{"beta", *fold * s.beta}, {"alpha", *fold * s.alpha}};
-    } else {
-      step.op = "aten.mm.default";
-      step.args = {ref(s.a), ref(s.b, bview)};
-      throw UnsupportedGroup("scaling without a bias needs a pass after mm; not folded");
-    }
-    out.plan.steps.push_back(step);
-    out.rule = "gemm_library_folded";
-    out.library_ops = {step.op};
-    out.notes = fmt::format(
-        "the epilogue only scales the product by {:g}: folded into the library GEMM's alpha and beta", *fold);
-    return out;
-  }
+  // The library call is the model's own op with its own arguments (what eager runs), then one fused
+  // pass for the epilogue. Folding a scaling epilogue into addmm's alpha and beta is not done: with
+  // beta != 1, addmm no longer takes cuBLASLt's fused-bias path and first copies the broadcast bias
+  // into the whole result, an extra pass as large as the epilogue it saves.
   out.plan.temps.push_back({result.name, result.shape, result.dtype});
   PlanStep step;
   step.type = "library";
@@ -186,7 +120,7 @@ RuleOutput GemmRule::generate(const GroupContext& ctx) {
   bool fp32 =
       ctx.outputs[0].dtype == "float32" && e.info(s.a).dtype == "float32" && e.info(s.b).dtype == "float32";
   if (macs > kTiledLimit || ai < 0 || bi < 0 || ci < 0 || !fp32 || !ctx.epilogue_preserves_coordinates())
-    return library_gemm(ctx, g, s, e);
+    return library_gemm(ctx, g);
 
   // Output coordinates of element (b, m, n) of the GEMM result.
   std::vector<std::string> coords;

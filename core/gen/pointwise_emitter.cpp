@@ -30,12 +30,13 @@ std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sh
 
 }  // namespace
 
-std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape) {
+std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape,
+                  const char* suffix) {
   auto strides = contiguous_strides(shape);
   std::vector<std::string> terms;
   for (std::size_t d = 0; d < coords.size(); ++d) {
     if (shape[d] == 1 || coords[d] == "0") continue;
-    terms.push_back(strides[d] == 1 ? coords[d] : fmt::format("{} * {}LL", coords[d], strides[d]));
+    terms.push_back(strides[d] == 1 ? coords[d] : fmt::format("{} * {}{}", coords[d], strides[d], suffix));
   }
   return terms.empty() ? "0" : join(terms, " + ");
 }
@@ -66,18 +67,19 @@ std::int64_t numel(const std::vector<std::int64_t>& shape) {
   return n;
 }
 
-std::vector<std::string> unravel(const std::string& flat, const std::vector<std::int64_t>& shape) {
+std::vector<std::string> unravel(const std::string& flat, const std::vector<std::int64_t>& shape,
+                                 const char* suffix) {
   std::vector<std::string> coords(shape.size());
   std::int64_t stride = 1;
   for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
     if (shape[d] == 1)
       coords[d] = "0";
     else if (d == 0)
-      coords[d] = stride == 1 ? flat : fmt::format("({} / {}LL)", flat, stride);
+      coords[d] = stride == 1 ? flat : fmt::format("({} / {}{})", flat, stride, suffix);
     else if (stride == 1)
-      coords[d] = fmt::format("({} % {}LL)", flat, shape[d]);
+      coords[d] = fmt::format("({} % {}{})", flat, shape[d], suffix);
     else
-      coords[d] = fmt::format("(({} / {}LL) % {}LL)", flat, stride, shape[d]);
+      coords[d] = fmt::format("(({0} / {1}{3}) % {2}{3})", flat, stride, shape[d], suffix);
     stride *= shape[d];
   }
   return coords;
@@ -137,6 +139,25 @@ void PointwiseEmitter::bind_register(const std::string& tensor, const std::strin
   bindings_[tensor] = Binding{true, expr, coords};
 }
 
+namespace {
+std::string flat_key(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape) {
+  std::string key = join(coords, ",") + "|";
+  for (auto d : shape) key += std::to_string(d) + ",";
+  return key;
+}
+}  // namespace
+
+void PointwiseEmitter::note_flat(const std::vector<std::string>& coords,
+                                 const std::vector<std::int64_t>& shape, const std::string& flat) {
+  flats_[flat_key(coords, shape)] = flat;
+}
+
+std::string PointwiseEmitter::offset_of(const std::vector<std::string>& coords,
+                                        const std::vector<std::int64_t>& shape) const {
+  if (auto it = flats_.find(flat_key(coords, shape)); it != flats_.end()) return it->second;
+  return ravel(coords, shape, offset_suffix_.c_str());
+}
+
 std::string PointwiseEmitter::fresh(const std::string& expr) {
   std::string name = fmt::format("v{}", counter_++);
   lines_.push_back(fmt::format("const float {} = {};", name, expr));
@@ -167,8 +188,10 @@ std::string PointwiseEmitter::value(const std::string& tensor, const std::vector
       result = b->second.pointer_or_expr;
     } else {
       reads_.insert(tensor);
-      std::string offset = ravel(coords, shape);
-      result = fresh(fmt::format("nova::to_f({}[{}])", b->second.pointer_or_expr, offset));
+      std::string offset = offset_of(coords, shape);
+      const bool stream = streaming_.count(tensor) && info(tensor).dtype == "float32";
+      result = fresh(stream ? fmt::format("__ldcs({} + {})", b->second.pointer_or_expr, offset)
+                            : fmt::format("nova::to_f({}[{}])", b->second.pointer_or_expr, offset));
     }
   } else {
     auto p = producers_.find(tensor);
@@ -210,8 +233,11 @@ bool PointwiseEmitter::load_lanes_float4(const std::string& tensor,
       t.shape.back() != out_shape.back() || t.dtype != "float32")
     return false;
   std::string var = fmt::format("q{}", counter_++);
-  lines_.push_back(fmt::format("const float4 {} = *reinterpret_cast<const float4*>({} + ({}));", var,
-                               b->second.pointer_or_expr, ravel(c0, t.shape)));
+  std::string address = fmt::format("reinterpret_cast<const float4*>({} + ({}))", b->second.pointer_or_expr,
+                                    offset_of(c0, t.shape));
+  lines_.push_back(fmt::format("const float4 {} = {};", var,
+                               streaming_.count(tensor) ? "__ldcs(" + address + ")" : "*" + address));
+  float4_reads_.insert(tensor);
   static const char* comp[] = {"x", "y", "z", "w"};
   for (std::size_t l = 0; l < 4; ++l)
     preload(tensor, broadcast_coords(tensor, out_shape, lanes[l]), fmt::format("{}.{}", var, comp[l]));

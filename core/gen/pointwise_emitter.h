@@ -28,6 +28,16 @@ class PointwiseEmitter {
 
   // `tensor` is read from memory through `pointer` (contiguous, the tensor's own shape).
   void bind_memory(const std::string& tensor, const std::string& pointer);
+  // Loads of these memory tensors (float32 only) carry the streaming hint (__ldcs: evict first),
+  // for data that is read once and would only push reused data out of the caches.
+  void set_streaming(const std::set<std::string>& tensors) { streaming_ = tensors; }
+  // Offsets into memory tensors use 32-bit arithmetic (int literals, no LL) when every tensor
+  // the kernel touches has fewer than 2^31 elements; the caller vouches for that.
+  void set_int32_offsets(bool on) { offset_suffix_ = on ? "" : "LL"; }
+  // States that `coords` are the unravelled form of the flat index `flat` in `shape`: a memory
+  // tensor of exactly that shape read at `coords` is then read at `flat`, with no index math.
+  void note_flat(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape,
+                 const std::string& flat);
   // `tensor` is the float expression `expr`, valid only at the coordinates `coords`.
   void bind_register(const std::string& tensor, const std::string& expr,
                      const std::vector<std::string>& coords);
@@ -61,6 +71,8 @@ class PointwiseEmitter {
   std::set<int> visited_nodes() const { return visited_; }
   // Memory tensors read so far.
   const std::set<std::string>& memory_reads() const { return reads_; }
+  // Memory tensors read with 16-byte loads so far (their pointers must be 16-byte aligned).
+  const std::set<std::string>& float4_reads() const { return float4_reads_; }
 
   // C++ storage type for a dtype ("float32" -> "float").
   static std::string storage_type(const std::string& dtype);
@@ -79,6 +91,8 @@ class PointwiseEmitter {
   std::string broadcast_value(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
                               const std::vector<std::string>& coords);
   std::string fresh(const std::string& expr);
+  // The flat offset of `coords` in a contiguous tensor of `shape` (a noted flat index if any).
+  std::string offset_of(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape) const;
 
   const ModelGraph& graph_;
   const FusionGroup& group_;
@@ -90,6 +104,10 @@ class PointwiseEmitter {
   std::vector<std::string> lines_;
   std::set<int> visited_;
   std::set<std::string> reads_;
+  std::set<std::string> float4_reads_;
+  std::set<std::string> streaming_;
+  std::string offset_suffix_ = "LL";
+  std::map<std::string, std::string> flats_;  // coordinates|shape -> flat index
   int counter_ = 0;
   bool remapped_ = false;
 };
@@ -98,8 +116,11 @@ class PointwiseEmitter {
 const NodeArg* find_arg(const GraphNode& node, const std::string& name, int position = -1);
 std::int64_t numel(const std::vector<std::int64_t>& shape);
 // The row-major flat offset of `coords` in a contiguous tensor of `shape`, as a C expression.
-std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape);
+// `suffix` goes on the integer literals: "LL" (64-bit math) or "" (int math, small tensors).
+std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape,
+                  const char* suffix = "LL");
 // Coordinates of a flat row-major index `flat` (a C expression) in `shape`, as C expressions.
-std::vector<std::string> unravel(const std::string& flat, const std::vector<std::int64_t>& shape);
+std::vector<std::string> unravel(const std::string& flat, const std::vector<std::int64_t>& shape,
+                                 const char* suffix = "LL");
 
 }  // namespace nova

@@ -1,5 +1,8 @@
 #include "core/gen/pointwise_rule.h"
 
+#include <algorithm>
+#include <array>
+
 #include <fmt/format.h>
 
 namespace nova {
@@ -9,35 +12,121 @@ struct ExtraBinding {
   std::string tensor, ref, param;
 };
 
-// Emits the body computing output `k` at `coords`, returns the value expression.
+// Launch shape of every pointwise kernel: 256 threads, __launch_bounds__(256, 4) keeps a thread
+// under 64 registers so that 4 blocks fit on an SM, and the grid is at most that one resident wave
+// (no straggling second wave); each thread strides over the tensor with kUnroll independent steps
+// in flight (their loads issued before any math), which is what keeps HBM busy.
+constexpr int kThreads = 256;
+constexpr int kBlocksPerSm = 4;
+constexpr int kUnroll = 4;
+
+// How the statements of one kernel are written.
+struct Style {
+  bool int32 = false;               // 32-bit index math (every tensor under 2^31 elements)
+  std::set<std::string> streaming;  // inputs loaded with __ldcs
+  bool stream_output = false;       // the output stored with __stcs
+};
+
 std::string compute(PointwiseEmitter& e, const GroupContext& ctx, std::size_t k,
                     const std::vector<std::string>& coords) {
   return e.value(ctx.outputs[k].name, coords);
 }
 
-void bind_all(PointwiseEmitter& e, const GroupContext& ctx, const std::vector<ExtraBinding>& extra) {
+void bind_all(PointwiseEmitter& e, const GroupContext& ctx, const std::vector<ExtraBinding>& extra,
+              const Style& style) {
   ctx.bind_inputs(e);
   for (const auto& x : extra) e.bind_memory(x.tensor, x.param);
+  e.set_streaming(style.streaming);
+  e.set_int32_offsets(style.int32);
 }
 
-// Tries the 4-wide path: returns the loop body, or "" if a read cannot be vectorised.
-std::string vector_body(const GroupContext& ctx, std::size_t k, const std::vector<ExtraBinding>& extra,
-                        const std::set<std::string>& reads) {
+std::string scalar_store(const GroupContext& ctx, std::size_t k, const Style& style, const std::string& index,
+                         const std::string& value) {
+  if (style.stream_output && ctx.outputs[k].dtype == "float32")
+    return fmt::format("__stcs({} + {}, {});\n", ctx.output_names[k], index, value);
+  return fmt::format("{}[{}] = nova::from_f<{}>({});\n", ctx.output_names[k], index,
+                     ctx.output_storage_type(k), value);
+}
+
+// Statements computing output `k` at the elements whose flat indices are the variables in
+// `index` (one independent step each): all loads first, then the math, then the stores.
+std::string scalar_steps(const GroupContext& ctx, std::size_t k, const std::vector<ExtraBinding>& extra,
+                         const Style& style, const std::vector<std::string>& index, int indent) {
+  PointwiseEmitter e(ctx.graph, ctx.group);
+  bind_all(e, ctx, extra, style);
+  const char* suffix = style.int32 ? "" : "LL";
+  std::vector<std::string> vals;
+  for (const auto& i : index) {
+    auto coords = unravel(i, ctx.outputs[k].shape, suffix);
+    e.note_flat(coords, ctx.outputs[k].shape, i);
+    vals.push_back(compute(e, ctx, k, coords));
+  }
+  std::string code = e.take_code(indent);
+  for (std::size_t u = 0; u < index.size(); ++u)
+    code +=
+        std::string(static_cast<std::size_t>(indent), ' ') + scalar_store(ctx, k, style, index[u], vals[u]);
+  return code;
+}
+
+// The 16-byte form of scalar_steps: each index names the first of four consecutive elements of the
+// last dimension. Returns "" if a read cannot be vectorised; `float4_tensors` gets the tensors
+// read with 16-byte loads.
+std::string vector_steps(const GroupContext& ctx, std::size_t k, const std::vector<ExtraBinding>& extra,
+                         const Style& style, const std::set<std::string>& reads,
+                         const std::vector<std::string>& index, int indent,
+                         std::set<std::string>* float4_tensors = nullptr) {
   const auto& S = ctx.outputs[k].shape;
   PointwiseEmitter e(ctx.graph, ctx.group);
-  bind_all(e, ctx, extra);
-  std::vector<std::string> base = unravel("base", S);
-  std::vector<std::vector<std::string>> lanes(4, base);
-  for (int l = 0; l < 4; ++l)
-    lanes[l].back() = l == 0 ? base.back() : fmt::format("({} + {})", base.back(), l);
-  for (const auto& t : reads)
-    if (!e.load_lanes_float4(t, S, lanes)) return {};
-  std::vector<std::string> vals;
-  for (int l = 0; l < 4; ++l) vals.push_back(compute(e, ctx, k, lanes[l]));
-  std::string code = e.take_code(6);
-  code += fmt::format("      *reinterpret_cast<float4*>({} + base) = make_float4({}, {}, {}, {});\n",
-                      ctx.output_names[k], vals[0], vals[1], vals[2], vals[3]);
+  bind_all(e, ctx, extra, style);
+  std::vector<std::vector<std::vector<std::string>>> lanes;
+  for (const auto& i : index) {
+    std::vector<std::string> base = unravel(i, S, style.int32 ? "" : "LL");
+    e.note_flat(base, S, i);
+    lanes.emplace_back(4, base);
+    for (int l = 1; l < 4; ++l)
+      lanes.back()[static_cast<std::size_t>(l)].back() = fmt::format("({} + {})", base.back(), l);
+  }
+  for (const auto& step : lanes)
+    for (const auto& t : reads)
+      if (!e.load_lanes_float4(t, S, step)) return {};
+  std::vector<std::array<std::string, 4>> vals(index.size());
+  for (std::size_t u = 0; u < index.size(); ++u)
+    for (std::size_t l = 0; l < 4; ++l) vals[u][l] = compute(e, ctx, k, lanes[u][l]);
+  std::string code = e.take_code(indent);
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  for (std::size_t u = 0; u < index.size(); ++u) {
+    std::string value =
+        fmt::format("make_float4({}, {}, {}, {})", vals[u][0], vals[u][1], vals[u][2], vals[u][3]);
+    std::string address = fmt::format("reinterpret_cast<float4*>({} + {})", ctx.output_names[k], index[u]);
+    code += pad + (style.stream_output ? fmt::format("__stcs({}, {});\n", address, value)
+                                       : fmt::format("*{} = {};\n", address, value));
+  }
+  if (float4_tensors) *float4_tensors = e.float4_reads();
   return code;
+}
+
+// The grid-stride loop over `count` items (elements, or float4 vectors when `width` is 4): kUnroll
+// steps per iteration while a whole group of them is in range, then one step at a time.
+// `steps(names, indent)` writes the statements for the items whose flat element indices are `names`.
+template <typename Steps>
+std::string strided_loops(const std::string& idx, const std::string& suffix, std::int64_t count, int width,
+                          const std::string& var, Steps steps) {
+  const std::string scale = width == 1 ? "" : fmt::format(" * {}", width);
+  std::vector<std::string> names;
+  std::string decl;
+  for (int u = 0; u < kUnroll; ++u) {
+    names.push_back(fmt::format("{}{}", var, u));
+    decl += fmt::format("      const {} {}{} = {}{};\n", idx, var, u,
+                        u == 0 ? "pos" : fmt::format("(pos + {} * stride)", u), scale);
+  }
+  return fmt::format(
+      "    for (; pos + {last} * stride < {count}{sfx}; pos += {unroll} * stride) {{\n{decl}{main}    }}\n"
+      "    for (; pos < {count}{sfx}; pos += stride) {{\n      const {idx} {var} = pos{scale};\n{tail}    "
+      "}}\n",
+      fmt::arg("last", kUnroll - 1), fmt::arg("count", count), fmt::arg("sfx", suffix),
+      fmt::arg("unroll", kUnroll), fmt::arg("decl", decl), fmt::arg("main", steps(names, 6)),
+      fmt::arg("idx", idx), fmt::arg("var", var), fmt::arg("scale", scale),
+      fmt::arg("tail", steps(std::vector<std::string>{var}, 6)));
 }
 
 }  // namespace
@@ -55,51 +144,90 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
   for (std::size_t k = 0; k < ctx.outputs.size(); ++k) {
     const auto& S = ctx.outputs[k].shape;
     const std::int64_t n = numel(S);
-    // A scalar pass first: it also tells which tensors are read and whether coordinates are kept.
-    PointwiseEmitter scalar(ctx.graph, ctx.group);
-    bind_all(scalar, ctx, extra);
-    std::string value = compute(scalar, ctx, k, unravel("i", S));
-    std::string scalar_code = scalar.take_code(6);
-    bool all_fp32 = ctx.outputs[k].dtype == "float32";
-    std::string vec;
-    if (all_fp32 && !S.empty() && S.back() % 4 == 0 && scalar.coordinates_preserved())
-      vec = vector_body(ctx, k, extra, scalar.memory_reads());
+    // A scalar pass first: it tells which tensors are read and whether coordinates are kept.
+    PointwiseEmitter probe(ctx.graph, ctx.group);
+    bind_all(probe, ctx, extra, Style{});
+    compute(probe, ctx, k, unravel("i", S));
+    const bool fp32 = ctx.outputs[k].dtype == "float32";
+    const bool try_vector = fp32 && !S.empty() && S.back() % 4 == 0 && probe.coordinates_preserved();
+    const std::int64_t vectors = n / 4;
+    const std::int64_t grid =
+        grid_for(((try_vector ? vectors : n) + kUnroll - 1) / kUnroll, kThreads, ctx.target, kBlocksPerSm);
+
+    // Style: 32-bit indices when every index the loops form stays under 2^31; streaming hints for
+    // full-size tensors (read or written once) of at least kStreamingBytes.
+    Style style;
+    std::int64_t largest = n;
+    std::map<std::string, std::int64_t> sizes;
+    for (const auto& t : ctx.inputs) sizes[t.name] = numel(t.shape);
+    for (const auto& x : extra) sizes[x.tensor] = numel(probe.info(x.tensor).shape);
+    for (const auto& [name, size] : sizes) largest = std::max(largest, size);
+    style.int32 = largest + std::int64_t{4} * kUnroll * grid * kThreads < (std::int64_t{1} << 31) - 1;
+    for (const auto& t : probe.memory_reads())
+      if (sizes.count(t) && sizes[t] == n && n * 4 >= kStreamingBytes && probe.info(t).dtype == "float32")
+        style.streaming.insert(t);
+    style.stream_output = kernel_prefix != "operand" && fp32 && n * 4 >= kStreamingBytes;
+    const std::string idx = style.int32 ? "int" : "long long", sfx = style.int32 ? "" : "LL";
+
+    std::set<std::string> float4_tensors;
+    std::string vector_loops;
+    if (try_vector &&
+        !vector_steps(ctx, k, extra, style, probe.memory_reads(), {"base"}, 6, &float4_tensors).empty())
+      vector_loops =
+          strided_loops(idx, sfx, vectors, 4, "base", [&](const std::vector<std::string>& names, int indent) {
+            return vector_steps(ctx, k, extra, style, probe.memory_reads(), names, indent);
+          });
+    auto scalar = [&](const std::vector<std::string>& names, int indent) {
+      return scalar_steps(ctx, k, extra, style, names, indent);
+    };
 
     std::string name = fmt::format("nova_g{}_{}_{}", ctx.group.id, kernel_prefix, k);
     std::string params = ctx.kernel_params();
     for (const auto& x : extra) params += fmt::format(",\n    const float* __restrict__ {}", x.param);
-    std::string body;
-    int threads = 256;
-    std::int64_t items = vec.empty() ? n : n / 4;
-    if (vec.empty()) {
-      body = fmt::format(
-          "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < {n}LL;\n"
-          "       i += (long long)gridDim.x * blockDim.x) {{\n{code}      {out}[i] = "
-          "nova::from_f<{t}>({v});\n  }}\n",
-          fmt::arg("n", n), fmt::arg("code", scalar_code), fmt::arg("out", ctx.output_names[k]),
-          fmt::arg("t", ctx.output_storage_type(k)), fmt::arg("v", value));
+    std::string body = fmt::format(
+        "  const {0} stride = ({0})gridDim.x * blockDim.x;\n  {0} pos = blockIdx.x * ({0})blockDim.x + "
+        "threadIdx.x;\n",
+        idx);
+    if (vector_loops.empty()) {
+      body += "  {  // one element per step\n" + strided_loops(idx, sfx, n, 1, "flat", scalar) + "  }\n";
     } else {
-      body = fmt::format(
-          "  // 16-byte loads and stores: four consecutive elements of the last dimension per step.\n"
-          "  for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < {items}LL;\n"
-          "       v += (long long)gridDim.x * blockDim.x) {{\n      const long long base = v * 4;\n{code}  "
-          "}}\n",
-          fmt::arg("items", items), fmt::arg("code", vec));
+      std::vector<std::string> pointers = {ctx.output_names[k]};
+      for (const auto& t : float4_tensors) {
+        int i = ctx.input_index(t);
+        if (i >= 0) pointers.push_back(ctx.input_names[static_cast<std::size_t>(i)]);
+        for (const auto& x : extra)
+          if (x.tensor == t) pointers.push_back(x.param);
+      }
+      std::string list;
+      for (const auto& p : pointers) list += (list.empty() ? "" : ", ") + p;
+      body += fmt::format(
+          "  if (nova::aligned16({list})) {{\n"
+          "    // 16-byte loads and stores: four consecutive elements of the last dimension per step.\n"
+          "{vec}    return;\n  }}\n"
+          "  // A pointer is not 16-byte aligned (a view into a buffer): one element per step.\n"
+          "  for ({idx} flat = pos; flat < {n}{sfx}; flat += stride) {{\n{one}  }}\n",
+          fmt::arg("list", list), fmt::arg("vec", vector_loops), fmt::arg("idx", idx), fmt::arg("n", n),
+          fmt::arg("sfx", sfx), fmt::arg("one", scalar_steps(ctx, k, extra, style, {"flat"}, 4)));
     }
+    std::string how = fmt::format(
+        "{} elements{}; {} blocks of {} (one resident wave), {} independent steps in flight per thread{}{}",
+        n, vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads, kUnroll,
+        style.int32 ? ", 32-bit index math" : "",
+        style.streaming.empty() && !style.stream_output ? "" : ", streaming cache hints for data used once");
     out.kernels += fmt::format(
-        "// {} = {} over {}{}\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) {{\n{}}}\n\n",
-        ctx.outputs[k].name, ctx.ops_summary(), ctx.outputs[k].dtype, GroupContext::shape_text(S), threads,
-        name, params, body);
+        "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}, {}) {}(\n    {}) "
+        "{{\n{}}}\n\n",
+        ctx.outputs[k].name, ctx.ops_summary(), ctx.outputs[k].dtype, GroupContext::shape_text(S), how,
+        kThreads, kBlocksPerSm, name, params, body);
     PlanStep step;
     step.type = "kernel";
     step.kernel = name;
-    step.grid = {grid_for(items, threads, ctx.target), 1, 1};
-    step.block = {threads, 1, 1};
+    step.grid = {grid, 1, 1};
+    step.block = {kThreads, 1, 1};
     step.args = ctx.plan_args();
     for (const auto& x : extra) step.args.push_back(PlanArg{x.ref, "", nullptr, ""});
     out.plan.steps.push_back(step);
-    out.notes += fmt::format("output {}: {} elements, {}; ", ctx.outputs[k].name, n,
-                             vec.empty() ? "one element per thread step" : "float4 vectors");
+    out.notes += fmt::format("output {}: {}; ", ctx.outputs[k].name, how);
   }
   return out;
 }

@@ -1,11 +1,17 @@
 #include "core/gen/row_rule.h"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
 namespace nova {
 namespace {
+
+// Rows of at most this many values per lane of a warp are held by one warp (see generate).
+constexpr int kWarpRowFloats = 32;
+constexpr int kRowsPerBlock = 8;
 
 enum class RowKind { Softmax, LogSoftmax, LogSumExp, Sum, Mean, Max, Min, LayerNorm, RmsNorm, GroupNorm };
 
@@ -132,23 +138,43 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
                    ctx.outputs[0].dtype == "float32";
   const int W = vec ? 4 : 1;
   const std::int64_t slots = s.length / W + (s.length % W ? 1 : 0);
-  int threads = static_cast<int>(std::clamp<std::int64_t>((slots / 4 + 31) / 32 * 32, 64, 1024));
+  // A row that fits in one warp's registers (at most kWarpRowFloats values per lane) gets a warp:
+  // kRowsPerBlock rows per block, shuffle reductions, no shared memory and no __syncthreads. Longer
+  // rows get a block of threads and block-wide reductions.
+  const bool warp_rows = (slots + 31) / 32 * W <= kWarpRowFloats;
+  const int threads =
+      warp_rows ? 32 : static_cast<int>(std::clamp<std::int64_t>((slots / 4 + 31) / 32 * 32, 64, 1024));
   const std::int64_t items = (slots + threads - 1) / threads;
   if (items > 16)
     throw UnsupportedGroup(fmt::format("rows of {} elements are longer than the row kernel holds", s.length));
+  // Inputs read once and large enough not to stay in L2 are loaded with the streaming hint; so is
+  // the result stored.
+  std::set<std::string> streaming;
+  for (const auto& t : dry.memory_reads())
+    if (numel(probe.info(t).shape) == numel(s.shape) && numel(s.shape) * 4 >= kStreamingBytes &&
+        probe.info(t).dtype == "float32")
+      streaming.insert(t);
+  const bool stream_out = vec && numel(ctx.outputs[0].shape) * 4 >= kStreamingBytes;
+  // Reductions: over the warp, or over the block through shared memory.
+  auto reduce_op = [&](const char* op, const std::string& v, const char* identity) {
+    return warp_rows ? fmt::format("nova::{}({})", op, v)
+                     : fmt::format("nova::block_reduce<nova::{}>({}, scratch, {})", op, v, identity);
+  };
 
   // Pass 1: prologue values of this thread's elements, kept in registers.
   std::string load;
   for (std::int64_t it = 0; it < items; ++it) {
     PointwiseEmitter e(ctx.graph, ctx.group);
     ctx.bind_inputs(e);
+    e.set_streaming(streaming);
     std::string base = fmt::format("b{}", it);
     load += fmt::format(
-        "  const long long j{it} = (threadIdx.x + {it} * {T}) * {W}LL;\n"
+        "  const long long j{it} = (tid + {it} * {T}) * {W}LL;\n"
         "  float x{it}[{W}];\n  if (j{it} < {L}LL) {{\n    const long long {base} = row * {L}LL + j{it};\n",
         fmt::arg("it", it), fmt::arg("T", threads), fmt::arg("W", W), fmt::arg("L", s.length),
         fmt::arg("base", base));
     std::vector<std::string> c0 = unravel(base, s.shape);
+    e.note_flat(c0, s.shape, base);
     std::vector<std::vector<std::string>> lanes(static_cast<std::size_t>(W), c0);
     for (int l = 1; l < W; ++l)
       lanes[static_cast<std::size_t>(l)].back() = fmt::format("({} + {})", c0.back(), l);
@@ -185,16 +211,17 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     case RowKind::LogSoftmax:
     case RowKind::LogSumExp:
       reduce = "  float mx = -INFINITY;\n" + for_each("  if ($V) mx = fmaxf(mx, $X);\n") +
-               "  mx = nova::block_reduce<nova::warp_max>(mx, scratch, -INFINITY);\n"
+               "  mx = " + reduce_op("warp_max", "mx", "-INFINITY") +
+               ";\n"
                "  const float shift = mx == -INFINITY ? 0.0f : mx;  // a row of -inf stays finite here\n"
                "  float se = 0.0f;\n" +
                for_each("  if ($V) se += expf($X - shift);\n") +
-               "  se = nova::block_reduce<nova::warp_sum>(se, scratch, 0.0f);\n";
+               "  se = " + reduce_op("warp_sum", "se", "0.0f") + ";\n";
       break;
     case RowKind::Sum:
     case RowKind::Mean:
       reduce = "  float acc = 0.0f;\n" + for_each("  if ($V) acc += $X;\n") +
-               "  acc = nova::block_reduce<nova::warp_sum>(acc, scratch, 0.0f);\n";
+               "  acc = " + reduce_op("warp_sum", "acc", "0.0f") + ";\n";
       break;
     case RowKind::Max:
     case RowKind::Min: {
@@ -202,24 +229,24 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
       reduce = fmt::format("  float acc = {};\n", mx ? "-INFINITY" : "INFINITY") +
                for_each(mx ? "  if ($V) acc = nova::maximumf_(acc, $X);\n"
                            : "  if ($V) acc = nova::minimumf_(acc, $X);\n") +
-               fmt::format("  acc = nova::block_reduce<nova::{}>(acc, scratch, {});\n",
-                           mx ? "warp_max" : "warp_min", mx ? "-INFINITY" : "INFINITY");
+               "  acc = " + reduce_op(mx ? "warp_max" : "warp_min", "acc", mx ? "-INFINITY" : "INFINITY") +
+               ";\n";
       break;
     }
     case RowKind::LayerNorm:
     case RowKind::GroupNorm:
       reduce = "  float sum = 0.0f;\n" + for_each("  if ($V) sum += $X;\n") +
-               "  const float mean = nova::block_reduce<nova::warp_sum>(sum, scratch, 0.0f) / " + L +
+               "  const float mean = " + reduce_op("warp_sum", "sum", "0.0f") + " / " + L +
                ";\n"
                "  float sq = 0.0f;\n" +
-               for_each("  if ($V) sq += ($X - mean) * ($X - mean);\n") +
-               "  const float rstd = rsqrtf(nova::block_reduce<nova::warp_sum>(sq, scratch, 0.0f) / " + L +
-               " + " + PointwiseEmitter::float_literal(s.eps) + ");\n";
+               for_each("  if ($V) sq += ($X - mean) * ($X - mean);\n") + "  const float rstd = rsqrtf(" +
+               reduce_op("warp_sum", "sq", "0.0f") + " / " + L + " + " +
+               PointwiseEmitter::float_literal(s.eps) + ");\n";
       break;
     case RowKind::RmsNorm:
       reduce = "  float sq = 0.0f;\n" + for_each("  if ($V) sq += $X * $X;\n") +
-               "  const float rstd = rsqrtf(nova::block_reduce<nova::warp_sum>(sq, scratch, 0.0f) / " + L +
-               " + " + PointwiseEmitter::float_literal(s.eps) + ");\n";
+               "  const float rstd = rsqrtf(" + reduce_op("warp_sum", "sq", "0.0f") + " / " + L + " + " +
+               PointwiseEmitter::float_literal(s.eps) + ");\n";
       break;
   }
 
@@ -237,6 +264,12 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
                : fmt::format(" + nova::to_f({}[{}])",
                              ctx.input_names[static_cast<std::size_t>(ctx.input_index(s.bias))], index);
   };
+  // With 16-byte rows, fp32 weights and biases of layer and RMS norms are read 16 bytes at a time too.
+  auto vector_param = [&](const std::string& t) {
+    return vec && !t.empty() && (s.kind == RowKind::LayerNorm || s.kind == RowKind::RmsNorm) &&
+           probe.info(t).dtype == "float32";
+  };
+  const bool wvec = vector_param(s.weight), bvec = vector_param(s.bias);
   if (s.per_row_output) {
     std::string r = s.kind == RowKind::LogSumExp ? "(mx == -INFINITY ? mx : mx + logf(se))"
                     : s.kind == RowKind::Mean    ? "acc / " + L
@@ -248,7 +281,7 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     e.bind_register(anchor_out.name, "reduced", coords);
     std::string v = e.value(ctx.outputs[0].name, unravel("row", ctx.outputs[0].shape));
     store = fmt::format(
-        "  if (threadIdx.x == 0) {{\n    const float reduced = {};\n{}    {}[row] = nova::from_f<{}>({});\n  "
+        "  if (tid == 0) {{\n    const float reduced = {};\n{}    {}[row] = nova::from_f<{}>({});\n  "
         "}}\n",
         r, e.take_code(4), ctx.output_names[0], ctx.output_storage_type(0), v);
   } else {
@@ -259,6 +292,11 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
       std::vector<std::string> c0 = unravel(base, s.shape);
       std::vector<std::string> vals;
       std::string pre;
+      static const char* comp[] = {"x", "y", "z", "w"};
+      for (auto [on, t, var] : {std::tuple{wvec, s.weight, "wv"}, std::tuple{bvec, s.bias, "bv"}})
+        if (on)
+          pre += fmt::format("    const float4 {}{} = *reinterpret_cast<const float4*>({} + j{});\n", var, it,
+                             ctx.input_names[static_cast<std::size_t>(ctx.input_index(t))], it);
       for (int l = 0; l < W; ++l) {
         std::vector<std::string> c = c0;
         if (l) c.back() = fmt::format("({} + {})", c0.back(), l);
@@ -272,10 +310,12 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
             y = fmt::format("{} - shift - logf(se)", x);
             break;
           case RowKind::LayerNorm:
-            y = fmt::format("({} - mean) * rstd{}{}", x, weight(j), bias(j));
+            y = fmt::format("({} - mean) * rstd{}{}", x,
+                            wvec ? fmt::format(" * wv{}.{}", it, comp[l]) : weight(j),
+                            bvec ? fmt::format(" + bv{}.{}", it, comp[l]) : bias(j));
             break;
           case RowKind::RmsNorm:
-            y = fmt::format("{} * rstd{}", x, weight(j));
+            y = fmt::format("{} * rstd{}", x, wvec ? fmt::format(" * wv{}.{}", it, comp[l]) : weight(j));
             break;
           case RowKind::GroupNorm: {
             std::string ch = fmt::format("((row % {}LL) * {}LL + {} / {}LL)", s.groups, s.channels / s.groups,
@@ -293,8 +333,9 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
       }
       std::string code = e.take_code(4);
       std::string write =
-          vec ? fmt::format("    *reinterpret_cast<float4*>({} + {}) = make_float4({}, {}, {}, {});\n",
-                            ctx.output_names[0], base, vals[0], vals[1], vals[2], vals[3])
+          vec ? fmt::format(fmt::runtime(stream_out ? "    __stcs({}, {});\n" : "    *{} = {};\n"),
+                            fmt::format("reinterpret_cast<float4*>({} + {})", ctx.output_names[0], base),
+                            fmt::format("make_float4({}, {}, {}, {})", vals[0], vals[1], vals[2], vals[3]))
               : fmt::format("    {}[{}] = nova::from_f<{}>({});\n", ctx.output_names[0], base,
                             ctx.output_storage_type(0), vals[0]);
       store += fmt::format(
@@ -311,25 +352,38 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   std::string name = fmt::format("nova_g{}_row_{}", ctx.group.id, kind);
   RuleOutput out;
   out.rule = "row_" + kind;
+  const int block = warp_rows ? 32 * kRowsPerBlock : threads;
+  const std::string layout =
+      warp_rows ? fmt::format("one warp per row, {} rows per block of {} threads, {} {} per lane",
+                              kRowsPerBlock, block, items, vec ? "float4 vectors" : "elements")
+                : fmt::format("one block of {} threads per row, {} {} per thread", threads, items,
+                              vec ? "float4 vectors" : "elements");
+  const std::string prologue = warp_rows
+                                   ? fmt::format(
+                                         "  const long long row = blockIdx.x * {R}LL + threadIdx.x / 32;\n"
+                                         "  if (row >= {rows}LL) return;  // the whole warp leaves together\n"
+                                         "  const int tid = threadIdx.x & 31;  // lane\n",
+                                         fmt::arg("R", kRowsPerBlock), fmt::arg("rows", s.rows))
+                                   : "  __shared__ float scratch[32];\n  const long long row = blockIdx.x;\n "
+                                     " const int tid = threadIdx.x;\n";
   out.kernels = fmt::format(
-      "// {kind} over rows of {L} elements ({rows} rows): one block of {T} threads per row, {items} {what} "
-      "per thread\n"
-      "// held in registers between the passes; the row is read once and written once.\n"
-      "extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
-      "  __shared__ float scratch[32];\n  const long long row = blockIdx.x;\n{load}{reduce}{store}}}\n\n",
-      fmt::arg("kind", kind), fmt::arg("L", s.length), fmt::arg("rows", s.rows), fmt::arg("T", threads),
-      fmt::arg("items", items), fmt::arg("what", vec ? "float4 vectors" : "elements"), fmt::arg("name", name),
-      fmt::arg("params", ctx.kernel_params()), fmt::arg("load", load), fmt::arg("reduce", reduce),
-      fmt::arg("store", store));
+      "// {kind} over rows of {L} elements ({rows} rows): {layout},\n"
+      "// held in registers between the passes; the row is read once and written once{how}.\n"
+      "extern \"C\" __global__ void __launch_bounds__({B}) {name}(\n    {params}) {{\n"
+      "{prologue}{load}{reduce}{store}}}\n\n",
+      fmt::arg("kind", kind), fmt::arg("L", s.length), fmt::arg("rows", s.rows), fmt::arg("layout", layout),
+      fmt::arg("how", warp_rows ? ", reductions are warp shuffles" : ""), fmt::arg("B", block),
+      fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("prologue", prologue),
+      fmt::arg("load", load), fmt::arg("reduce", reduce), fmt::arg("store", store));
   out.plan = ctx.base_plan();
   PlanStep step;
   step.type = "kernel";
   step.kernel = name;
-  step.grid = {s.rows, 1, 1};
-  step.block = {threads, 1, 1};
+  step.grid = {warp_rows ? (s.rows + kRowsPerBlock - 1) / kRowsPerBlock : s.rows, 1, 1};
+  step.block = {block, 1, 1};
   step.args = ctx.plan_args();
   out.plan.steps.push_back(step);
-  out.notes = fmt::format("{} rows of {} elements, {} threads per row", s.rows, s.length, threads);
+  out.notes = fmt::format("{} rows of {} elements, {}", s.rows, s.length, layout);
   return out;
 }
 

@@ -66,6 +66,15 @@ __device__ __forceinline__ float clampf_(float x, float lo, float hi) {
   return minimumf_(maximumf_(x, lo), hi);
 }
 
+// ---- memory access ----
+// True when every pointer is 16-byte aligned, so float4 loads and stores through them are legal.
+// Kernels with 16-byte paths check this once and fall back to scalar code otherwise (a view that
+// starts inside a buffer).
+template <typename... T>
+__device__ __forceinline__ bool aligned16(const T*... p) {
+  return ((reinterpret_cast<unsigned long long>(p) | ... | 0ull) & 15ull) == 0;
+}
+
 // ---- warp and block reductions ----
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
