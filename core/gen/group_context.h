@@ -60,10 +60,6 @@ struct GroupContext {
 };
 
 // A launch grid for `items` independent work items at `threads` per block, capped at a few waves.
-// Tensors at least this large that a kernel reads or writes once get streaming cache hints
-// (__ldcs / __stcs, evict first): far larger than what L2 could keep for the next kernel anyway.
-constexpr std::int64_t kStreamingBytes = std::int64_t{8} << 20;
-
 std::int64_t grid_for(std::int64_t items, int threads, const GenerationTarget& target, int blocks_per_sm = 8);
 
 }  // namespace nova

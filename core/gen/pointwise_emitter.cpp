@@ -189,9 +189,7 @@ std::string PointwiseEmitter::value(const std::string& tensor, const std::vector
     } else {
       reads_.insert(tensor);
       std::string offset = offset_of(coords, shape);
-      const bool stream = streaming_.count(tensor) && info(tensor).dtype == "float32";
-      result = fresh(stream ? fmt::format("__ldcs({} + {})", b->second.pointer_or_expr, offset)
-                            : fmt::format("nova::to_f({}[{}])", b->second.pointer_or_expr, offset));
+      result = fresh(fmt::format("nova::to_f({}[{}])", b->second.pointer_or_expr, offset));
     }
   } else {
     auto p = producers_.find(tensor);
@@ -235,8 +233,7 @@ bool PointwiseEmitter::load_lanes_float4(const std::string& tensor,
   std::string var = fmt::format("q{}", counter_++);
   std::string address = fmt::format("reinterpret_cast<const float4*>({} + ({}))", b->second.pointer_or_expr,
                                     offset_of(c0, t.shape));
-  lines_.push_back(fmt::format("const float4 {} = {};", var,
-                               streaming_.count(tensor) ? "__ldcs(" + address + ")" : "*" + address));
+  lines_.push_back(fmt::format("const float4 {} = *{};", var, address));
   float4_reads_.insert(tensor);
   static const char* comp[] = {"x", "y", "z", "w"};
   for (std::size_t l = 0; l < 4; ++l)

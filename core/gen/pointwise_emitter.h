@@ -28,9 +28,6 @@ class PointwiseEmitter {
 
   // `tensor` is read from memory through `pointer` (contiguous, the tensor's own shape).
   void bind_memory(const std::string& tensor, const std::string& pointer);
-  // Loads of these memory tensors (float32 only) carry the streaming hint (__ldcs: evict first),
-  // for data that is read once and would only push reused data out of the caches.
-  void set_streaming(const std::set<std::string>& tensors) { streaming_ = tensors; }
   // Offsets into memory tensors use 32-bit arithmetic (int literals, no LL) when every tensor
   // the kernel touches has fewer than 2^31 elements; the caller vouches for that.
   void set_int32_offsets(bool on) { offset_suffix_ = on ? "" : "LL"; }
@@ -105,7 +102,6 @@ class PointwiseEmitter {
   std::set<int> visited_;
   std::set<std::string> reads_;
   std::set<std::string> float4_reads_;
-  std::set<std::string> streaming_;
   std::string offset_suffix_ = "LL";
   std::map<std::string, std::string> flats_;  // coordinates|shape -> flat index
   int counter_ = 0;

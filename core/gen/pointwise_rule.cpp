@@ -21,10 +21,10 @@ constexpr int kBlocksPerSm = 4;
 constexpr int kUnroll = 4;
 
 // How the statements of one kernel are written.
+// No streaming cache hints (__ldcs/__stcs): measured on the H200 they made the groups that used
+// them 3-9% slower (docs/perf-notes.md, "kernels v2 measured").
 struct Style {
-  bool int32 = false;               // 32-bit index math (every tensor under 2^31 elements)
-  std::set<std::string> streaming;  // inputs loaded with __ldcs
-  bool stream_output = false;       // the output stored with __stcs
+  bool int32 = false;  // 32-bit index math (every tensor under 2^31 elements)
 };
 
 std::string compute(PointwiseEmitter& e, const GroupContext& ctx, std::size_t k,
@@ -36,14 +36,11 @@ void bind_all(PointwiseEmitter& e, const GroupContext& ctx, const std::vector<Ex
               const Style& style) {
   ctx.bind_inputs(e);
   for (const auto& x : extra) e.bind_memory(x.tensor, x.param);
-  e.set_streaming(style.streaming);
   e.set_int32_offsets(style.int32);
 }
 
-std::string scalar_store(const GroupContext& ctx, std::size_t k, const Style& style, const std::string& index,
+std::string scalar_store(const GroupContext& ctx, std::size_t k, const std::string& index,
                          const std::string& value) {
-  if (style.stream_output && ctx.outputs[k].dtype == "float32")
-    return fmt::format("__stcs({} + {}, {});\n", ctx.output_names[k], index, value);
   return fmt::format("{}[{}] = nova::from_f<{}>({});\n", ctx.output_names[k], index,
                      ctx.output_storage_type(k), value);
 }
@@ -63,8 +60,7 @@ std::string scalar_steps(const GroupContext& ctx, std::size_t k, const std::vect
   }
   std::string code = e.take_code(indent);
   for (std::size_t u = 0; u < index.size(); ++u)
-    code +=
-        std::string(static_cast<std::size_t>(indent), ' ') + scalar_store(ctx, k, style, index[u], vals[u]);
+    code += std::string(static_cast<std::size_t>(indent), ' ') + scalar_store(ctx, k, index[u], vals[u]);
   return code;
 }
 
@@ -98,8 +94,7 @@ std::string vector_steps(const GroupContext& ctx, std::size_t k, const std::vect
     std::string value =
         fmt::format("make_float4({}, {}, {}, {})", vals[u][0], vals[u][1], vals[u][2], vals[u][3]);
     std::string address = fmt::format("reinterpret_cast<float4*>({} + {})", ctx.output_names[k], index[u]);
-    code += pad + (style.stream_output ? fmt::format("__stcs({}, {});\n", address, value)
-                                       : fmt::format("*{} = {};\n", address, value));
+    code += pad + fmt::format("*{} = {};\n", address, value);
   }
   if (float4_tensors) *float4_tensors = e.float4_reads();
   return code;
@@ -154,8 +149,7 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     const std::int64_t grid =
         grid_for(((try_vector ? vectors : n) + kUnroll - 1) / kUnroll, kThreads, ctx.target, kBlocksPerSm);
 
-    // Style: 32-bit indices when every index the loops form stays under 2^31; streaming hints for
-    // full-size tensors (read or written once) of at least kStreamingBytes.
+    // Style: 32-bit indices when every index the loops form stays under 2^31.
     Style style;
     std::int64_t largest = n;
     std::map<std::string, std::int64_t> sizes;
@@ -163,10 +157,6 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     for (const auto& x : extra) sizes[x.tensor] = numel(probe.info(x.tensor).shape);
     for (const auto& [name, size] : sizes) largest = std::max(largest, size);
     style.int32 = largest + std::int64_t{4} * kUnroll * grid * kThreads < (std::int64_t{1} << 31) - 1;
-    for (const auto& t : probe.memory_reads())
-      if (sizes.count(t) && sizes[t] == n && n * 4 >= kStreamingBytes && probe.info(t).dtype == "float32")
-        style.streaming.insert(t);
-    style.stream_output = kernel_prefix != "operand" && fp32 && n * 4 >= kStreamingBytes;
     const std::string idx = style.int32 ? "int" : "long long", sfx = style.int32 ? "" : "LL";
 
     std::set<std::string> float4_tensors;
@@ -210,10 +200,9 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
           fmt::arg("sfx", sfx), fmt::arg("one", scalar_steps(ctx, k, extra, style, {"flat"}, 4)));
     }
     std::string how = fmt::format(
-        "{} elements{}; {} blocks of {} (one resident wave), {} independent steps in flight per thread{}{}",
-        n, vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads, kUnroll,
-        style.int32 ? ", 32-bit index math" : "",
-        style.streaming.empty() && !style.stream_output ? "" : ", streaming cache hints for data used once");
+        "{} elements{}; {} blocks of {} (one resident wave), {} independent steps in flight per thread{}", n,
+        vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads, kUnroll,
+        style.int32 ? ", 32-bit index math" : "");
     out.kernels += fmt::format(
         "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}, {}) {}(\n    {}) "
         "{{\n{}}}\n\n",

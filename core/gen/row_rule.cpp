@@ -147,14 +147,8 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   const std::int64_t items = (slots + threads - 1) / threads;
   if (items > 16)
     throw UnsupportedGroup(fmt::format("rows of {} elements are longer than the row kernel holds", s.length));
-  // Inputs read once and large enough not to stay in L2 are loaded with the streaming hint; so is
-  // the result stored.
-  std::set<std::string> streaming;
-  for (const auto& t : dry.memory_reads())
-    if (numel(probe.info(t).shape) == numel(s.shape) && numel(s.shape) * 4 >= kStreamingBytes &&
-        probe.info(t).dtype == "float32")
-      streaming.insert(t);
-  const bool stream_out = vec && numel(ctx.outputs[0].shape) * 4 >= kStreamingBytes;
+  // No streaming cache hints (__ldcs/__stcs) on the loads or the store: on the H200 they made
+  // softmax_rows 5% slower (docs/perf-notes.md, "kernels v2 measured").
   // Reductions: over the warp, or over the block through shared memory.
   auto reduce_op = [&](const char* op, const std::string& v, const char* identity) {
     return warp_rows ? fmt::format("nova::{}({})", op, v)
@@ -166,7 +160,6 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   for (std::int64_t it = 0; it < items; ++it) {
     PointwiseEmitter e(ctx.graph, ctx.group);
     ctx.bind_inputs(e);
-    e.set_streaming(streaming);
     std::string base = fmt::format("b{}", it);
     load += fmt::format(
         "  const long long j{it} = (tid + {it} * {T}) * {W}LL;\n"
@@ -333,7 +326,7 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
       }
       std::string code = e.take_code(4);
       std::string write =
-          vec ? fmt::format(fmt::runtime(stream_out ? "    __stcs({}, {});\n" : "    *{} = {};\n"),
+          vec ? fmt::format("    *{} = {};\n",
                             fmt::format("reinterpret_cast<float4*>({} + {})", ctx.output_names[0], base),
                             fmt::format("make_float4({}, {}, {}, {})", vals[0], vals[1], vals[2], vals[3]))
               : fmt::format("    {}[{}] = nova::from_f<{}>({});\n", ctx.output_names[0], base,
