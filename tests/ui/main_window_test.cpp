@@ -2,6 +2,8 @@
 // recent files, settings round-trip, and a screenshot to look at.
 #include "ui/shell/main_window.h"
 
+#include <optional>
+
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
@@ -105,6 +107,30 @@ TEST_F(MainWindowTest, IntakeInTheBackgroundShowsTheGraphAndStoresIt) {
   QTest::qWait(300);
   EXPECT_TRUE(w.grab().save(
       QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "main_window_seed.png").string())));
+}
+
+TEST_F(MainWindowTest, AModelOpenedAgainShowsItsStoredCandidateInTheEditor) {
+  auto model = QString::fromStdString((test::repo_examples_dir() / "conv2d_min_add_multiply.py").string());
+  auto open_and_wait = [&](MainWindow& w) -> std::optional<qint64> {
+    QSignalSpy settled(&w, &MainWindow::modelSettled);
+    QSignalSpy ready(&w, &MainWindow::candidatesReady);
+    EXPECT_TRUE(w.openModel(model));
+    EXPECT_TRUE(settled.count() > 0 || settled.wait(180000));
+    EXPECT_TRUE(ready.count() > 0 || ready.wait(60000));
+    return w.workspace() ? w.workspace()->currentVersion() : std::nullopt;
+  };
+  std::optional<qint64> first;
+  {
+    MainWindow w(Settings{});
+    first = open_and_wait(w);
+  }
+  ASSERT_TRUE(first.has_value());
+  // A later session: nothing is generated again, and the stored version is in the editor.
+  MainWindow again(Settings{});
+  auto second = open_and_wait(again);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(*second, *first);
+  EXPECT_EQ(again.project()->all_versions().size(), 1u);
 }
 
 TEST_F(MainWindowTest, ARecordedTraceFillsTheTimelineAndColoursTheGraph) {
