@@ -21,7 +21,7 @@ models=("$@")
 # (NOVA_VALIDATE_JOBS at once, default 4). The benchmarks then run one at a time, alone on the GPU.
 jobs="${NOVA_VALIDATE_JOBS:-4}"
 mode="${NOVA_BENCH_MODE:-all}"
-todo=()
+queue=()
 for m in "${models[@]}"; do
   graph="tests/fixtures/graphs/$m.json"
   [ -f "$graph" ] || graph="tests/fixtures/graphs/$m.graph.json"
@@ -29,11 +29,11 @@ for m in "${models[@]}"; do
   for cand in "$out/$m"/group*.candidate.json; do
     g=$(basename "$cand" .candidate.json); g=${g#group}
     grep -q '"declined": null' "$cand" || continue
-    todo+=("$m $g $graph $cand")
+    queue+=("$m $g $graph $cand")
   done
 done
 running=0
-for item in "${todo[@]}"; do
+for item in "${queue[@]}"; do
   read -r m g graph cand <<< "$item"
   "$nova" validate "$graph" --group "$g" --candidate "$cand" --out "$out/${m}_g${g}.validate.json" \
     > "$out/${m}_g${g}.validate.txt" 2>&1 &
@@ -41,7 +41,7 @@ for item in "${todo[@]}"; do
   if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
 done
 wait
-for item in "${todo[@]}"; do
+for item in "${queue[@]}"; do
   read -r m g graph cand <<< "$item"
   python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1])).get("passed") else 1)' \
     "$out/${m}_g${g}.validate.json" 2>/dev/null || continue  # a kernel that failed validation is not timed

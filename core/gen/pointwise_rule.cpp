@@ -25,6 +25,8 @@ constexpr int kUnroll = 4;
 // them 3-9% slower (docs/perf-notes.md, "kernels v2 measured").
 struct Style {
   bool int32 = false;  // 32-bit index math (every tensor under 2^31 elements)
+  const char* index_type() const { return int32 ? "int" : "long long"; }
+  const char* literal_suffix() const { return int32 ? "" : "LL"; }
 };
 
 std::string compute(PointwiseEmitter& e, const GroupContext& ctx, std::size_t k,
@@ -51,10 +53,9 @@ std::string scalar_steps(const GroupContext& ctx, std::size_t k, const std::vect
                          const Style& style, const std::vector<std::string>& index, int indent) {
   PointwiseEmitter e(ctx.graph, ctx.group);
   bind_all(e, ctx, extra, style);
-  const char* suffix = style.int32 ? "" : "LL";
   std::vector<std::string> vals;
   for (const auto& i : index) {
-    auto coords = unravel(i, ctx.outputs[k].shape, suffix);
+    auto coords = unravel(i, ctx.outputs[k].shape, style.literal_suffix());
     e.note_flat(coords, ctx.outputs[k].shape, i);
     vals.push_back(compute(e, ctx, k, coords));
   }
@@ -76,7 +77,7 @@ std::string vector_steps(const GroupContext& ctx, std::size_t k, const std::vect
   bind_all(e, ctx, extra, style);
   std::vector<std::vector<std::vector<std::string>>> lanes;
   for (const auto& i : index) {
-    std::vector<std::string> base = unravel(i, S, style.int32 ? "" : "LL");
+    std::vector<std::string> base = unravel(i, S, style.literal_suffix());
     e.note_flat(base, S, i);
     lanes.emplace_back(4, base);
     for (int l = 1; l < 4; ++l)
@@ -157,7 +158,7 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     for (const auto& x : extra) sizes[x.tensor] = numel(probe.info(x.tensor).shape);
     for (const auto& [name, size] : sizes) largest = std::max(largest, size);
     style.int32 = largest + std::int64_t{4} * kUnroll * grid * kThreads < (std::int64_t{1} << 31) - 1;
-    const std::string idx = style.int32 ? "int" : "long long", sfx = style.int32 ? "" : "LL";
+    const std::string idx = style.index_type(), sfx = style.literal_suffix();
 
     std::set<std::string> float4_tensors;
     std::string vector_loops;

@@ -75,7 +75,7 @@ std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationReques
   // sharing the default work folder (or two jobs of one studio) must never read each other's.
   static std::atomic<int> evaluations{0};
   const auto scratch = work_dir_ / fmt::format("eval-{}-{}", getpid(), ++evaluations);
-  std::filesystem::create_directories(scratch);
+  if (r.group || r.candidate) std::filesystem::create_directories(scratch);  // the only users of it
   if (r.group) {  // the worker captures the model and takes the group's functional source
     args["model"] = std::filesystem::absolute(r.reference).string();
     args["group"] = *r.group;

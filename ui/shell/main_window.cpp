@@ -295,8 +295,8 @@ void MainWindow::generateCandidates() {
   if (!project_ || !workspace_) return;
   if (!project_->fusion_groups().empty()) {  // generated in an earlier session: show what is stored
     workspace_->versionTree()->refresh();
-    for (const auto& rec :
-         project_->fusion_groups())  // the first group's newest version, as after generating
+    // The first group's newest version goes to the editor, as after generating.
+    for (const auto& rec : project_->fusion_groups())
       if (auto versions = project_->versions(rec.id); !versions.empty()) {
         workspace_->openVersion(versions.back().id);
         break;

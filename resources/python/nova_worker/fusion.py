@@ -260,8 +260,8 @@ def check_group(grp, values):
                     diff = float("inf")
             namespace["module_fn"](*namespace["get_inputs"]())
             device_error = _device_follow_error(namespace["module_fn"], [values[n] for n in grp.inputs])
-        if device_error:
-            raise AssertionError(device_error)
+            if device_error:
+                raise AssertionError(device_error)
         result["max_abs_diff"] = diff
         result["ok"] = diff <= 1e-4
         if not result["ok"]:
