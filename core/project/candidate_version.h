@@ -1,8 +1,8 @@
 #pragma once
-// One stored version of a fusion group's kernel: its CUDA source (never changed once stored), where
-// it came from (builtin rule, LLM round, or a user edit of a parent version) and what is known about
-// it (build status, correctness, speedup, benchmark verdict, chosen for export). Shown by the
-// version tree and editor.
+// One stored version of a fusion group's kernel: its CUDA source and launch plan (never changed once
+// stored), where it came from (builtin rule and generator revision, LLM round, or a user edit of a
+// parent version) and what is known about it (build status, correctness, speedup, benchmark verdict,
+// chosen for export). Shown by the version tree and editor.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,7 +36,12 @@ struct CandidateVersion {
   std::optional<int64_t> parent_id;
   VersionOrigin origin;
   std::string source;
-  std::string created_at;  // UTC, ISO 8601, set by the store
+  // How to run it: the generator's Candidate as JSON (core/gen/candidate.h) without its cuda_source,
+  // which is `source`. A user edit has its parent's. Empty for versions stored before schema 4: their
+  // group's record holds the plan.
+  std::string plan_json;
+  int generator_revision = 0;  // builtin: the generator revision that wrote it; 0 otherwise or unknown
+  std::string created_at;      // UTC, ISO 8601, set by the store
   BuildStatus build_status = BuildStatus::not_built;
   std::optional<bool> correct;    // unset until validated
   std::optional<double> speedup;  // vs eager; unset until benchmarked

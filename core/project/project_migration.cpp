@@ -66,6 +66,12 @@ CREATE INDEX results_version ON results(version_id);
 ALTER TABLE candidate_versions ADD COLUMN verdict TEXT CHECK (verdict IN ('ships', 'declined', 'unmeasured'));
 ALTER TABLE candidate_versions ADD COLUMN verdict_sentence TEXT NOT NULL DEFAULT '';
 )sql"},
+      {4, "each version's launch plan; the builtin generator revision that wrote a version or a group",
+       R"sql(
+ALTER TABLE candidate_versions ADD COLUMN plan_json TEXT NOT NULL DEFAULT '';
+ALTER TABLE candidate_versions ADD COLUMN generator_revision INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE fusion_groups ADD COLUMN generator_revision INTEGER NOT NULL DEFAULT 0;
+)sql"},
   };
   return migrations;
 }

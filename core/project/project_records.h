@@ -27,6 +27,8 @@ struct FusionGroupRecord {
   int64_t id = 0;
   std::string name;
   std::string ops_json;  // the graph nodes it replaces and their call signature
+  // The builtin generator revision that last generated the group (also when it declined); 0 unknown.
+  int generator_revision = 0;
 };
 
 struct BuildLogRecord {

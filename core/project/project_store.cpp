@@ -142,7 +142,8 @@ sqlite3* open_writable(const fs::path& file, bool create) {
 
 std::string column_list() {
   return "id, group_id, parent_id, origin_kind, origin_rule, origin_provider, origin_model, origin_round, "
-         "source, created_at, build_status, correct, speedup, chosen_for_export, verdict, verdict_sentence";
+         "source, created_at, build_status, correct, speedup, chosen_for_export, verdict, verdict_sentence, "
+         "plan_json, generator_revision";
 }
 
 CandidateVersion version_from_row(const SqliteStatement& s) {
@@ -163,6 +164,8 @@ CandidateVersion version_from_row(const SqliteStatement& s) {
   v.chosen_for_export = s.int64(13) != 0;
   if (!s.is_null(14)) v.verdict = verdict_kind_from_string(s.text(14));
   v.verdict_sentence = s.text(15);
+  v.plan_json = s.text(16);
+  v.generator_revision = static_cast<int>(s.int64(17));
   return v;
 }
 
@@ -289,9 +292,10 @@ std::vector<TraceRecord> ProjectStore::traces() const {
 
 int64_t ProjectStore::add_fusion_group(const FusionGroupRecord& group) {
   SqliteTransaction tx(db_);
-  SqliteStatement(db_, "INSERT INTO fusion_groups(name, ops_json) VALUES (?, ?)")
+  SqliteStatement(db_, "INSERT INTO fusion_groups(name, ops_json, generator_revision) VALUES (?, ?, ?)")
       .bind(1, group.name)
       .bind(2, group.ops_json)
+      .bind(3, int64_t{group.generator_revision})
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   tx.commit();
@@ -299,10 +303,20 @@ int64_t ProjectStore::add_fusion_group(const FusionGroupRecord& group) {
 }
 
 std::vector<FusionGroupRecord> ProjectStore::fusion_groups() const {
-  SqliteStatement s(db_, "SELECT id, name, ops_json FROM fusion_groups ORDER BY id");
+  SqliteStatement s(db_, "SELECT id, name, ops_json, generator_revision FROM fusion_groups ORDER BY id");
   std::vector<FusionGroupRecord> out;
-  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2)});
+  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2), static_cast<int>(s.int64(3))});
   return out;
+}
+
+void ProjectStore::set_generator_revision(int64_t group_id, int revision) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "UPDATE fusion_groups SET generator_revision = ? WHERE id = ?")
+      .bind(1, int64_t{revision})
+      .bind(2, group_id)
+      .run();
+  if (sqlite3_changes(db_) == 0) throw ProjectError(fmt::format("fusion group {} does not exist", group_id));
+  tx.commit();
 }
 
 int64_t ProjectStore::add_version(const CandidateVersion& v) {
@@ -318,7 +332,8 @@ int64_t ProjectStore::add_version(const CandidateVersion& v) {
   SqliteStatement(
       db_,
       "INSERT INTO candidate_versions(group_id, parent_id, origin_kind, origin_rule, origin_provider, "
-      "origin_model, origin_round, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      "origin_model, origin_round, source, plan_json, generator_revision) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, v.group_id)
       .bind(2, v.parent_id)
       .bind(3, to_string(v.origin.kind))
@@ -327,6 +342,8 @@ int64_t ProjectStore::add_version(const CandidateVersion& v) {
       .bind(6, v.origin.model)
       .bind(7, int64_t{v.origin.round})
       .bind(8, v.source)
+      .bind(9, v.plan_json)
+      .bind(10, int64_t{v.generator_revision})
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   tx.commit();
@@ -340,6 +357,7 @@ int64_t ProjectStore::add_user_edit(int64_t parent_id, const std::string& source
   edit.parent_id = parent_id;
   edit.origin.kind = OriginKind::user_edit;
   edit.source = source;
+  edit.plan_json = parent.plan_json;  // an edit of the source runs as its parent did
   return add_version(edit);
 }
 

@@ -23,7 +23,7 @@ namespace nova {
 
 class ProjectStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static constexpr const char* kFileName = "project.nova";
 
   // Creates a new project in `folder` (created if missing). Throws if a project is already there.
@@ -47,10 +47,13 @@ class ProjectStore {
 
   int64_t add_fusion_group(const FusionGroupRecord& group);
   std::vector<FusionGroupRecord> fusion_groups() const;
+  // Records that the builtin generator `revision` has generated the group again. Throws ProjectError
+  // for a group that does not exist.
+  void set_generator_revision(int64_t group_id, int revision);
 
   // Stores a new version (id and created_at are assigned; build/validation fields start unset).
   int64_t add_version(const CandidateVersion& version);
-  // A user edit of `parent_id`: same group, origin user_edit.
+  // A user edit of `parent_id`: same group and launch plan, origin user_edit.
   int64_t add_user_edit(int64_t parent_id, const std::string& source);
   CandidateVersion version(int64_t id) const;
   std::vector<CandidateVersion> versions(int64_t group_id) const;  // oldest first

@@ -1,5 +1,6 @@
-// The project store: records round-trip through a reopen, migrations from an older schema, and
-// refusals (newer schema, corrupt file, damaged pages, read-only folder) that change no byte.
+// The project store: records round-trip through a reopen (a launch plan per version among them),
+// migrations from an older schema, and refusals (newer schema, corrupt file, damaged pages, read-only
+// folder) that change no byte.
 #include "core/project/project_store.h"
 
 #include <sqlite3.h>
@@ -8,8 +9,10 @@
 #include <fstream>
 #include <map>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/gen/stored_generation.h"
 #include "core/project/project_error.h"
 #include "core/project/project_migration.h"
 #include "support/test_paths.h"
@@ -159,15 +162,91 @@ TEST(ProjectStore, MigratesASchema1ProjectKeepingItsData) {
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
+TEST(ProjectStore, MigratesASchema3ProjectWhoseVersionsKeepTheirGroupsPlan) {
+  fs::path dir = test::scratch_dir("store_migrate3");
+  fs::path file = dir / ProjectStore::kFileName;
+  // The schema as Nova wrote it up to version 3, with a group whose record holds the plan.
+  std::string sql =
+      "PRAGMA journal_mode=WAL; CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+      "description TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT '');";
+  for (const auto& m : project_migrations())
+    if (m.version <= 3)
+      sql += m.sql + "INSERT INTO schema_migrations(version, description) VALUES (" +
+             std::to_string(m.version) + ", 'old');";
+  FusionGroup group;
+  group.id = 0;
+  group.functional_source = "def module_fn(x):\n    return x + 1\n";
+  Candidate plan;
+  plan.origin.kind = "builtin";
+  PlanStep step;
+  step.type = "kernel";
+  step.kernel = "nova_g0_old";
+  step.grid = {8, 1, 1};
+  plan.plan.steps = {step};
+  std::string ops = nlohmann::json{{"group", group}, {"candidate", plan}}.dump();
+  raw_exec(file, sql + "INSERT INTO fusion_groups(name, ops_json) VALUES ('group 0', '" + ops +
+                     "');"
+                     "INSERT INTO candidate_versions(group_id, origin_kind, origin_rule, source) "
+                     "VALUES (1, 'builtin', 'elementwise_chain', 'old kernel');");
+  ProjectStore store = ProjectStore::open(dir);
+  EXPECT_EQ(store.schema_version(), 4);
+  EXPECT_EQ(store.schema_version(), ProjectStore::kSchemaVersion);
+  ASSERT_EQ(store.fusion_groups().size(), 1u);
+  EXPECT_EQ(store.fusion_groups()[0].ops_json, ops);
+  EXPECT_EQ(store.fusion_groups()[0].generator_revision, 0);  // not recorded
+  CandidateVersion old = store.version(1);
+  EXPECT_EQ(old.source, "old kernel");
+  EXPECT_EQ(old.plan_json, "");
+  EXPECT_EQ(old.generator_revision, 0);
+  // It still runs, with its group's plan and its own source; so does an edit of it.
+  auto stored = stored_candidate(store, old.id);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->candidate.plan, plan.plan);
+  EXPECT_EQ(stored->candidate.cuda_source, "old kernel");
+  EXPECT_EQ(stored->group.functional_source, group.functional_source);
+  int64_t edit = store.add_user_edit(old.id, "edited kernel");
+  EXPECT_EQ(stored_candidate(store, edit)->candidate.plan, plan.plan);
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
+TEST(ProjectStore, EveryVersionKeepsItsOwnPlanAndGeneratorRevision) {
+  fs::path dir = test::scratch_dir("store_plan") / "proj";
+  int64_t group = 0, v1 = 0, v2 = 0, edit = 0;
+  {
+    ProjectStore store = ProjectStore::create(dir);
+    group = store.add_fusion_group({0, "g", "{}", 2});
+    CandidateVersion a = builtin_version(group, "a");
+    a.plan_json = R"({"plan":{"steps":[{"kernel":"a"}]}})";
+    a.generator_revision = 2;
+    v1 = store.add_version(a);
+    CandidateVersion b = builtin_version(group, "b");
+    b.parent_id = v1;
+    b.plan_json = R"({"plan":{"steps":[{"kernel":"b"}]}})";
+    b.generator_revision = 3;
+    v2 = store.add_version(b);
+    edit = store.add_user_edit(v2, "b, edited");
+    store.set_generator_revision(group, 3);
+    EXPECT_THROW(store.set_generator_revision(999, 3), ProjectError);
+  }
+  ProjectStore store = ProjectStore::open(dir);
+  EXPECT_EQ(store.fusion_groups().at(0).generator_revision, 3);
+  EXPECT_EQ(store.version(v1).plan_json, R"({"plan":{"steps":[{"kernel":"a"}]}})");
+  EXPECT_EQ(store.version(v1).generator_revision, 2);
+  EXPECT_EQ(store.version(v2).plan_json, R"({"plan":{"steps":[{"kernel":"b"}]}})");
+  EXPECT_EQ(store.version(v2).generator_revision, 3);
+  EXPECT_EQ(store.version(edit).plan_json, store.version(v2).plan_json);  // its parent's
+  EXPECT_EQ(store.version(edit).generator_revision, 0);
+}
+
 TEST(ProjectStore, RefusesANewerSchemaAndChangesNothing) {
   fs::path dir = test::scratch_dir("store_newer");
   { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
   raw_exec(dir / ProjectStore::kFileName,
            "INSERT INTO schema_migrations(version, description) VALUES (7, 'from the future')");
   auto before = snapshot(dir);
-  EXPECT_EQ(error_of(dir),
-            (dir / "project.nova").string() +
-                " was written by a newer Nova (schema 7; this build reads up to 3): nothing was changed");
+  EXPECT_EQ(error_of(dir), (dir / "project.nova").string() +
+                               " was written by a newer Nova (schema 7; this build reads up to " +
+                               std::to_string(ProjectStore::kSchemaVersion) + "): nothing was changed");
   EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
 }
 
@@ -227,15 +306,20 @@ TEST(ProjectStore, RefusesANewerSchemaLeftInTheWalAndChangesNothing) {
   fs::path dir = test::scratch_dir("store_newer_wal");
   { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
   // A newer Nova that still has the project open: its migration is only in the WAL.
+  const int ours = ProjectStore::kSchemaVersion, theirs = ours + 1;
   sqlite3* newer = nullptr;
   ASSERT_EQ(sqlite3_open((dir / ProjectStore::kFileName).c_str(), &newer), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(newer,
-                         "PRAGMA journal_mode=WAL; INSERT INTO schema_migrations(version, description) "
-                         "VALUES (4, 'newer')",
+                         ("PRAGMA journal_mode=WAL; INSERT INTO schema_migrations(version, description) "
+                          "VALUES (" +
+                          std::to_string(theirs) + ", 'newer')")
+                             .c_str(),
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   auto before = snapshot(dir);
-  EXPECT_NE(error_of(dir).find("newer Nova (schema 4; this build reads up to 3)"), std::string::npos);
+  EXPECT_NE(
+      error_of(dir).find(fmt::format("newer Nova (schema {}; this build reads up to {})", theirs, ours)),
+      std::string::npos);
   auto after = snapshot(dir);
   EXPECT_TRUE(after.at("project.nova") == before.at("project.nova"));
   EXPECT_TRUE(after.at("project.nova-wal") == before.at("project.nova-wal"));

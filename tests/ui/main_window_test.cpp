@@ -1,5 +1,6 @@
 // The studio shell on the offscreen platform: docks, placeholder messages, opening models,
-// recent files, settings round-trip, and a screenshot to look at.
+// recent files, settings round-trip, regenerating what an older builtin generator wrote, and a
+// screenshot to look at.
 #include "ui/shell/main_window.h"
 
 #include <optional>
@@ -9,10 +10,14 @@
 #include <QFile>
 #include <QMenuBar>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTest>
+
+#include <sqlite3.h>
 
 #include <gtest/gtest.h>
 
+#include "core/gen/builtin_generator.h"
 #include "core/graph/model_graph.h"
 #include "support/test_paths.h"
 #include "ui/shell/about_dialog.h"
@@ -29,6 +34,16 @@ class MainWindowTest : public ::testing::Test {
     dir_ = test::scratch_dir("main_window");
     setenv("NOVA_SETTINGS", (dir_ / "settings.json").c_str(), 1);
     setenv("NOVA_PROJECTS", (dir_ / "projects").c_str(), 1);
+  }
+  // Opens the seed model and waits for intake and the builtin candidates: the version in the editor.
+  static std::optional<qint64> openSeedAndWait(MainWindow& w) {
+    auto model = QString::fromStdString((test::repo_examples_dir() / "conv2d_min_add_multiply.py").string());
+    QSignalSpy settled(&w, &MainWindow::modelSettled);
+    QSignalSpy ready(&w, &MainWindow::candidatesReady);
+    EXPECT_TRUE(w.openModel(model));
+    EXPECT_TRUE(settled.count() > 0 || settled.wait(180000));
+    EXPECT_TRUE(ready.count() > 0 || ready.wait(60000));
+    return w.workspace() ? w.workspace()->currentVersion() : std::nullopt;
   }
   std::filesystem::path dir_;
 };
@@ -110,27 +125,72 @@ TEST_F(MainWindowTest, IntakeInTheBackgroundShowsTheGraphAndStoresIt) {
 }
 
 TEST_F(MainWindowTest, AModelOpenedAgainShowsItsStoredCandidateInTheEditor) {
-  auto model = QString::fromStdString((test::repo_examples_dir() / "conv2d_min_add_multiply.py").string());
-  auto open_and_wait = [&](MainWindow& w) -> std::optional<qint64> {
-    QSignalSpy settled(&w, &MainWindow::modelSettled);
-    QSignalSpy ready(&w, &MainWindow::candidatesReady);
-    EXPECT_TRUE(w.openModel(model));
-    EXPECT_TRUE(settled.count() > 0 || settled.wait(180000));
-    EXPECT_TRUE(ready.count() > 0 || ready.wait(60000));
-    return w.workspace() ? w.workspace()->currentVersion() : std::nullopt;
-  };
   std::optional<qint64> first;
   {
     MainWindow w(Settings{});
-    first = open_and_wait(w);
+    first = openSeedAndWait(w);
   }
   ASSERT_TRUE(first.has_value());
   // A later session: nothing is generated again, and the stored version is in the editor.
   MainWindow again(Settings{});
-  auto second = open_and_wait(again);
+  auto second = openSeedAndWait(again);
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(*second, *first);
   EXPECT_EQ(again.project()->all_versions().size(), 1u);
+}
+
+TEST_F(MainWindowTest, AProjectAnOlderGeneratorWroteGetsNewVersionsOnReopenAndKeepsTheOldOnes) {
+  std::optional<qint64> first;
+  std::filesystem::path folder;
+  {
+    MainWindow w(Settings{});
+    first = openSeedAndWait(w);
+    ASSERT_NE(w.project(), nullptr);
+    folder = w.project()->folder();
+  }
+  ASSERT_TRUE(first.has_value());
+  // The project as builtin generator revision 2 left it (another kernel), with a user's edit of it.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((folder / ProjectStore::kFileName).c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "UPDATE candidate_versions SET source = '// revision 2' || char(10) || source, "
+                           "generator_revision = 2; UPDATE fusion_groups SET generator_revision = 2;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  qint64 edit = ProjectStore::open(folder).add_user_edit(*first, "// the user's edit\n");
+
+  // Reopened: the groups revision 2 wrote are generated again and added as new versions.
+  MainWindow again(Settings{});
+  auto current = openSeedAndWait(again);
+  ASSERT_TRUE(current.has_value());
+  ProjectStore& project = *again.project();
+  ASSERT_EQ(project.fusion_groups().size(), 1u);
+  auto versions = project.versions(project.fusion_groups()[0].id);
+  ASSERT_EQ(versions.size(), 3u);
+  EXPECT_EQ(versions[0].id, *first);  // kept, as revision 2 wrote it
+  EXPECT_EQ(versions[0].source.rfind("// revision 2", 0), 0u);
+  EXPECT_EQ(versions[1].id, edit);  // the user's edit is kept
+  const CandidateVersion& fresh = versions[2];
+  EXPECT_EQ(fresh.origin.kind, OriginKind::builtin);
+  EXPECT_EQ(fresh.parent_id, *first);
+  EXPECT_EQ(fresh.generator_revision, kBuiltinGeneratorRevision);
+  EXPECT_FALSE(fresh.plan_json.empty());
+  EXPECT_NE(fresh.source.find("nova_g0_conv2d_direct"), std::string::npos);
+  EXPECT_EQ(*current, fresh.id);  // the new kernel is in the editor
+  QString message = again.statusBar()->currentMessage();
+  EXPECT_TRUE(message.contains(QString("revision 2 → %1").arg(kBuiltinGeneratorRevision)))
+      << message.toStdString();
+  EXPECT_TRUE(message.contains("added 1 new version; earlier versions are kept")) << message.toStdString();
+
+  // Everything is current now: a third session generates nothing.
+  MainWindow third(Settings{});
+  auto latest = openSeedAndWait(third);
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(*latest, fresh.id);
+  EXPECT_EQ(third.project()->all_versions().size(), 3u);
 }
 
 TEST_F(MainWindowTest, ARecordedTraceFillsTheTimelineAndColoursTheGraph) {

@@ -21,7 +21,9 @@
 
 #include "core/doctor/doctor_report.h"
 #include "core/env/resource_paths.h"
+#include "core/gen/builtin_generator.h"
 #include "core/gen/generation_run.h"
+#include "core/gen/stored_generation.h"
 #include "core/project/project_error.h"
 #include "core/project/project_location.h"
 #include "core/trace/profile_runner.h"
@@ -291,18 +293,36 @@ void MainWindow::intakeSucceeded(const ModelGraph& graph, double seconds) {
   generateCandidates();
 }
 
+void MainWindow::showStoredCandidates() {
+  workspace_->versionTree()->refresh();
+  // The first group's newest version goes to the editor, as after generating.
+  for (const auto& rec : project_->fusion_groups())
+    if (auto versions = project_->versions(rec.id); !versions.empty()) {
+      workspace_->openVersion(versions.back().id);
+      break;
+    }
+}
+
 void MainWindow::generateCandidates() {
   if (!project_ || !workspace_) return;
+  ModelGraph graph = graph_;
+  std::optional<int> olderRevision;          // set when regenerating groups an older generator wrote
   if (!project_->fusion_groups().empty()) {  // generated in an earlier session: show what is stored
-    workspace_->versionTree()->refresh();
-    // The first group's newest version goes to the editor, as after generating.
-    for (const auto& rec : project_->fusion_groups())
-      if (auto versions = project_->versions(rec.id); !versions.empty()) {
-        workspace_->openVersion(versions.back().id);
-        break;
-      }
-    emit candidatesReady(static_cast<int>(project_->all_versions().size()));
-    return;
+    showStoredCandidates();
+    OutdatedGroups outdated;
+    try {
+      outdated = outdated_groups(*project_, graph_);
+    } catch (const std::exception& e) {
+      statusBar()->showMessage(tr("The project's candidates cannot be read: %1").arg(e.what()), 30000);
+    }
+    if (outdated.groups.empty() || settings_.default_generator != "builtin") {
+      emit candidatesReady(static_cast<int>(project_->all_versions().size()));
+      return;
+    }
+    // An older builtin generator wrote some of them: generate those groups again, keeping every
+    // stored version (the user's edits and results among them).
+    graph.groups = outdated.groups;
+    olderRevision = outdated.oldest_revision;
   }
   if (settings_.default_generator != "builtin") {
     statusBar()->showMessage(tr("The %1 generator is not available in this version.")
@@ -311,10 +331,10 @@ void MainWindow::generateCandidates() {
   }
   QPointer<MainWindow> self(this);
   QPointer<IntakeJob> owner(intake_);
-  ModelGraph graph = graph_;
   statusBar()->showMessage(
+      (olderRevision ? tr("The builtin generator changed since this project was generated: ") : QString()) +
       tr("Builtin generator: writing kernels for %1 fusion groups…").arg(graph.groups.size()));
-  QThread* t = QThread::create([self, owner, graph] {
+  QThread* t = QThread::create([self, owner, graph, olderRevision] {
     DoctorReport gpu;
     probe_cuda_driver(gpu);  // specialise for the GPU here, if there is one
     GenerationTarget target;
@@ -324,7 +344,7 @@ void MainWindow::generateCandidates() {
     if (!self) return;
     QMetaObject::invokeMethod(
         self.data(),
-        [self, owner, generated] {
+        [self, owner, generated, olderRevision] {
           // A newer model superseded this one: its project is gone; drop the result.
           if (!self || !owner || self->intake_ != owner || !self->project_) return;
           int built = 0, declined = 0;
@@ -340,11 +360,22 @@ void MainWindow::generateCandidates() {
             return;
           }
           self->workspace_->versionTree()->refresh();
+          int added = 0;
           for (auto id : ids)
-            if (id) {
-              self->workspace_->openVersion(id);
-              break;
-            }
+            if (id && added++ == 0) self->workspace_->openVersion(id);
+          if (olderRevision) {
+            QString from = *olderRevision > 0 ? QString::number(*olderRevision) : tr("unrecorded");
+            QString what = added == 0   ? tr("its kernels for this model are unchanged")
+                           : added == 1 ? tr("added 1 new version; earlier versions are kept")
+                                        : tr("added %1 new versions; earlier versions are kept").arg(added);
+            self->statusBar()->showMessage(
+                tr("The builtin generator changed since this project was generated (revision %1 → %2): %3")
+                    .arg(from)
+                    .arg(kBuiltinGeneratorRevision)
+                    .arg(what));
+            emit self->candidatesReady(added);
+            return;
+          }
           self->statusBar()->showMessage(
               tr("Builtin generator: %1 candidates, %2 compiled with NVRTC, %3 declined")
                   .arg(generated->size() - declined)
@@ -372,17 +403,15 @@ void MainWindow::validateVersion(qint64 id) {
             .arg(QString::fromStdString(gpu.driver_error)));
     return;
   }
-  CandidateVersion version = project_->version(id);
-  std::optional<nlohmann::json> stored;
-  for (const auto& g : project_->fusion_groups())
-    if (g.id == version.group_id) stored = nlohmann::json::parse(g.ops_json, nullptr, false);
-  if (!stored || stored->is_discarded() || !stored->contains("candidate") || !stored->contains("group")) {
+  // The version's own plan (a user edit has its parent's); versions stored before schema 4 use their
+  // group's.
+  std::optional<StoredCandidate> stored = stored_candidate(*project_, id);
+  if (!stored) {
     settle(tr("Version %1 has no launch plan in the project: it cannot be validated.").arg(id));
     return;
   }
-  FusionGroup group = stored->at("group").get<FusionGroup>();
-  Candidate candidate = stored->at("candidate").get<Candidate>();
-  candidate.cuda_source = version.source;  // the version as stored (a user edit keeps its parent's plan)
+  const FusionGroup& group = stored->group;
+  const Candidate& candidate = stored->candidate;
   std::filesystem::path reference = project_->folder() / fmt::format("group{}.py", group.id);
   {
     std::ofstream out(reference, std::ios::trunc);

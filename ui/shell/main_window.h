@@ -90,7 +90,10 @@ class MainWindow : public QMainWindow {
   void intakeSucceeded(const ModelGraph& graph, double seconds);
   void intakeFailed(const QString& message, const QString& details);
   void openProject();
+  // Shows the stored candidates; generates those of groups not generated yet or written by an older
+  // builtin generator revision (as new versions: stored ones are kept).
   void generateCandidates();
+  void showStoredCandidates();
   void evaluationFinished(int job);
 
   Settings settings_;

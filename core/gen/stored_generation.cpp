@@ -1,0 +1,93 @@
+#include "core/gen/stored_generation.h"
+
+#include <algorithm>
+
+#include "core/gen/builtin_generator.h"
+
+namespace nova {
+
+namespace {
+
+// The group and plan in a record's ops_json; nullopt for a record that holds no group.
+std::optional<StoredGroup> parse_record(const FusionGroupRecord& record) {
+  auto j = nlohmann::json::parse(record.ops_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("group")) return std::nullopt;
+  StoredGroup out;
+  out.record_id = record.id;
+  out.generator_revision = record.generator_revision;
+  try {
+    out.group = j.at("group").get<FusionGroup>();
+    if (j.contains("candidate")) out.candidate = j.at("candidate").get<Candidate>();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<StoredGroup> stored_groups(const ProjectStore& store) {
+  std::vector<StoredGroup> out;
+  for (const auto& record : store.fusion_groups()) {
+    auto group = parse_record(record);
+    if (!group) continue;
+    for (const auto& v : store.versions(record.id)) {
+      if (v.origin.kind != OriginKind::builtin) continue;
+      group->generator_revision = std::max(group->generator_revision, v.generator_revision);
+      group->newest_builtin = v.id;
+    }
+    out.push_back(std::move(*group));
+  }
+  return out;
+}
+
+const StoredGroup* find_stored_group(const std::vector<StoredGroup>& stored, const FusionGroup& group) {
+  for (const auto& s : stored)
+    if (s.group.id == group.id && s.group.functional_source == group.functional_source) return &s;
+  return nullptr;
+}
+
+std::optional<StoredCandidate> stored_candidate(const ProjectStore& store, int64_t version_id) {
+  CandidateVersion version = store.version(version_id);
+  for (const auto& record : store.fusion_groups()) {
+    if (record.id != version.group_id) continue;
+    auto group = parse_record(record);
+    if (!group) return std::nullopt;
+    StoredCandidate out{group->group, {}};
+    if (version.plan_json.empty()) {  // stored before schema 4: the group's plan
+      if (!group->candidate) return std::nullopt;
+      out.candidate = *group->candidate;
+    } else {
+      auto j = nlohmann::json::parse(version.plan_json, nullptr, false);
+      try {
+        out.candidate = j.get<Candidate>();
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+    out.candidate.cuda_source = version.source;
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::string plan_json(const Candidate& candidate) {
+  nlohmann::json j = candidate;
+  j.erase("cuda_source");
+  return j.dump();
+}
+
+OutdatedGroups outdated_groups(const ProjectStore& store, const ModelGraph& graph) {
+  auto stored = stored_groups(store);
+  OutdatedGroups out;
+  for (const auto& g : graph.groups) {
+    const StoredGroup* s = find_stored_group(stored, g);
+    if (!s || s->generator_revision >= kBuiltinGeneratorRevision) continue;
+    out.oldest_revision =
+        out.groups.empty() ? s->generator_revision : std::min(out.oldest_revision, s->generator_revision);
+    out.groups.push_back(g);
+  }
+  return out;
+}
+
+}  // namespace nova

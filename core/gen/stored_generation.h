@@ -1,0 +1,52 @@
+#pragma once
+// What the builtin generator left in a project, read back: the fusion groups it stored (each record's
+// ops_json is {"group": FusionGroup, "candidate": Candidate}), the candidate a stored version runs as
+// (its own plan; versions stored before schema 4 use their group's), and the groups of a graph that an
+// older generator revision (kBuiltinGeneratorRevision) wrote, which the studio generates again. Plain
+// types and functions over ProjectStore, grouped here because they read the same records.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/gen/candidate.h"
+#include "core/graph/model_graph.h"
+#include "core/project/project_store.h"
+
+namespace nova {
+
+// A fusion-group record the generator wrote, with what its versions say about it.
+struct StoredGroup {
+  int64_t record_id = 0;
+  FusionGroup group;                      // as the graph had it: id and reference (functional_source)
+  std::optional<Candidate> candidate;     // the plan written with the record (the group's first)
+  int generator_revision = 0;             // the newest revision that generated it; 0 when not recorded
+  std::optional<int64_t> newest_builtin;  // its newest builtin version, if it has one
+};
+
+// A stored version as validation takes it: the group (its reference) and the candidate, whose
+// cuda_source is the version's source.
+struct StoredCandidate {
+  FusionGroup group;
+  Candidate candidate;
+};
+
+// The groups of `graph` whose stored candidates an older generator revision wrote, and the oldest of
+// those revisions (0: not recorded, a project stored before schema 4).
+struct OutdatedGroups {
+  std::vector<FusionGroup> groups;
+  int oldest_revision = 0;
+};
+
+// Every record the generator wrote, oldest first (records without a group, e.g. written by hand, are
+// left out).
+std::vector<StoredGroup> stored_groups(const ProjectStore& store);
+// The stored group that is `group` of the current graph: the same id and the same reference source.
+const StoredGroup* find_stored_group(const std::vector<StoredGroup>& stored, const FusionGroup& group);
+// nullopt when the project holds no plan for the version. Throws ProjectError for an unknown version.
+std::optional<StoredCandidate> stored_candidate(const ProjectStore& store, int64_t version_id);
+// A version's plan_json: the candidate as JSON without its cuda_source (the version's source).
+std::string plan_json(const Candidate& candidate);
+OutdatedGroups outdated_groups(const ProjectStore& store, const ModelGraph& graph);
+
+}  // namespace nova
