@@ -33,6 +33,47 @@ ChildProcessWorkerRunner::ChildProcessWorkerRunner(std::string python, std::file
                     ? std::filesystem::temp_directory_path() / fmt::format("nova-jobs-{}", getpid())
                     : std::move(work_dir)) {}
 
+ChildProcessWorkerRunner::~ChildProcessWorkerRunner() { keep_standby(false); }
+
+ChildProcess::Env ChildProcessWorkerRunner::worker_env() const {
+  ChildProcess::Env env = ChildProcess::minimal_env();
+  std::string path;
+  for (const auto& p : extra_paths_) path += p.string() + ":";
+  env["PYTHONPATH"] = path + python_package_dir().string();
+  env["PYTHONUNBUFFERED"] = "1";
+  return env;
+}
+
+void ChildProcessWorkerRunner::keep_standby(bool on) {
+  std::unique_ptr<ChildProcess> old;
+  {
+    std::lock_guard lock(standby_mutex_);
+    keep_standby_ = on;
+    if (on && !standby_) start_standby_locked();
+    if (!on) old = std::move(standby_);
+  }
+  if (old) old->terminate(std::chrono::milliseconds(200));
+}
+
+void ChildProcessWorkerRunner::start_standby_locked() {
+  auto proc = std::make_unique<ChildProcess>();
+  try {
+    proc->start({python_, "-m", module_prefix_ + "standby"}, worker_env());
+  } catch (const std::exception&) {
+    return;  // no standby: the command starts its own process and reports why that fails
+  }
+  standby_ = std::move(proc);
+}
+
+std::unique_ptr<ChildProcess> ChildProcessWorkerRunner::take_standby() {
+  std::lock_guard lock(standby_mutex_);
+  std::unique_ptr<ChildProcess> proc = std::move(standby_);
+  if (keep_standby_) start_standby_locked();
+  if (proc && (!proc->running() || proc->wait(std::chrono::milliseconds(0))))
+    proc.reset();  // it died waiting
+  return proc;
+}
+
 nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohmann::json& args,
                                              const WorkerCall& call) {
   static std::atomic<int> counter{0};
@@ -43,13 +84,15 @@ nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohm
     out << args.dump();
   }
   const std::string doing = call.doing.empty() ? "running " + cmd : call.doing;
-  ChildProcess::Env env = ChildProcess::minimal_env();
-  std::string path;
-  for (const auto& p : extra_paths_) path += p.string() + ":";
-  env["PYTHONPATH"] = path + python_package_dir().string();
-  env["PYTHONUNBUFFERED"] = "1";
-  ChildProcess proc;
-  proc.start({python_, "-m", module_prefix_ + cmd, args_path.string()}, env);
+  std::unique_ptr<ChildProcess> started = take_standby();
+  if (started &&
+      started->write_stdin(nlohmann::json{{"cmd", cmd}, {"args", args_path.string()}}.dump() + "\n")) {
+    ++standby_runs_;
+  } else {
+    started = std::make_unique<ChildProcess>();
+    started->start({python_, "-m", module_prefix_ + cmd, args_path.string()}, worker_env());
+  }
+  ChildProcess& proc = *started;
   const auto deadline = std::chrono::steady_clock::now() + call.budget;
   std::optional<nlohmann::json> result;
   std::string reported_error;

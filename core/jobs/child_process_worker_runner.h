@@ -2,10 +2,16 @@
 // A WorkerRunner that starts `python -m nova_worker.<cmd> ARGS.json` for each command: the
 // worker prints progress lines and then its result as JSON on stdout. A fresh process per command
 // means a crashed or wedged candidate never affects the next job; the watchdog here ends the
-// process past its budget or on cancel.
+// process past its budget or on cancel. Long-lived owners can keep a standby process (Python and
+// torch already imported) that the next command is handed to, so it starts without that wait.
+#include <atomic>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include "core/worker/child_process.h"
 
 #include "core/jobs/worker_runner.h"
 
@@ -15,7 +21,16 @@ class ChildProcessWorkerRunner : public WorkerRunner {
  public:
   // `python` empty: Settings' resolved interpreter. `work_dir` holds the argument files.
   explicit ChildProcessWorkerRunner(std::string python = {}, std::filesystem::path work_dir = {});
+  ~ChildProcessWorkerRunner() override;
   nlohmann::json run(const std::string& cmd, const nlohmann::json& args, const WorkerCall& call) override;
+
+  // On: one worker is kept started ahead (`python -m <prefix>standby`, which imports torch and then
+  // waits for its command on stdin); a command is handed to it and a new standby starts at once.
+  // Each command still has a process of its own. For the studio and other long-lived owners; off
+  // by default, since a one-shot command would only start a process to kill it.
+  void keep_standby(bool on);
+  // Commands that ran on a standby process rather than a fresh one.
+  int standby_runs() const { return standby_runs_; }
 
   // The module run for `cmd` (overridable for tests that need a worker that sleeps or crashes).
   void set_module_prefix(std::string prefix) { module_prefix_ = std::move(prefix); }
@@ -23,10 +38,19 @@ class ChildProcessWorkerRunner : public WorkerRunner {
   void add_python_path(std::filesystem::path dir) { extra_paths_.push_back(std::move(dir)); }
 
  private:
+  ChildProcess::Env worker_env() const;
+  // The standby, if there is a live one (a new one is started in its place), else null.
+  std::unique_ptr<ChildProcess> take_standby();
+  void start_standby_locked();
+
   std::string python_;
   std::filesystem::path work_dir_;
   std::string module_prefix_ = "nova_worker.";
   std::vector<std::filesystem::path> extra_paths_;
+  std::mutex standby_mutex_;
+  bool keep_standby_ = false;
+  std::unique_ptr<ChildProcess> standby_;
+  std::atomic<int> standby_runs_{0};
 };
 
 }  // namespace nova

@@ -1,9 +1,11 @@
 // Worker commands in child processes: the result protocol, progress, a crash reported by signal
 // name, the watchdog ending a sleeping worker, cancel, and the job queue carrying a crash as a
-// plain failure while the next job runs.
+// plain failure while the next job runs; the same through a standby worker started ahead, and the
+// real nova_worker.standby handing its command to the stage as a fresh process would.
 #include "core/jobs/child_process_worker_runner.h"
 
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include "core/jobs/job_queue.h"
 #include "core/jobs/worker_run_error.h"
 #include "support/test_paths.h"
+#include "support/worker_python.h"
 
 namespace nova {
 namespace {
@@ -36,6 +39,16 @@ print(json.dumps({"type": "result", "result": {"echo": args["x"]}}), flush=True)
     std::ofstream(pkg / "fail.py") << R"(import json
 print(json.dumps({"type": "error", "error": {"kind": "internal", "message": "CUDA error: out of memory"}}), flush=True)
 raise SystemExit(1)
+)";
+    // Started ahead by keep_standby(): says it is ready, then runs the one command it is sent as
+    // `python -m fake_worker.<cmd> ARGS.json` would. Exits at once while `no_standby` exists.
+    std::ofstream(pkg / "standby.py") << R"(import json, os, runpy, sys
+if os.path.exists(os.path.join(os.path.dirname(__file__), "no_standby")):
+    raise SystemExit(3)
+print(json.dumps({"type": "ready", "pid": os.getpid()}), flush=True)
+request = json.loads(sys.stdin.readline())
+sys.argv = [request["cmd"], request["args"]]
+runpy.run_module("fake_worker." + request["cmd"], run_name="__main__")
 )";
     runner_ = std::make_unique<ChildProcessWorkerRunner>(Settings{}.resolved_python(), dir_ / "work");
     runner_->add_python_path(dir_);
@@ -125,6 +138,64 @@ TEST_F(WorkerRunnerTest, JobsCarryACrashAndACancelAndTheNextJobGetsAFreshWorker)
   EXPECT_EQ(q.wait(sleeping, 20s)->state, JobState::Cancelled);
   auto ok = q.wait(q.submit(job("ok", 0ms)), 20s);
   EXPECT_EQ(ok->state, JobState::Succeeded) << ok->error;
+}
+
+TEST_F(WorkerRunnerTest, CommandsRunOnStandbyWorkersStartedAheadOneProcessEach) {
+  runner_->keep_standby(true);
+  for (int x : {1, 2, 3}) {
+    std::vector<std::string> progress;
+    WorkerCall call;
+    call.progress = [&](const std::string& m, std::optional<double>) { progress.push_back(m); };
+    EXPECT_EQ(runner_->run("ok", {{"x", x}}, call)["echo"], x);
+    EXPECT_EQ(progress, std::vector<std::string>{"halfway"});
+  }
+  EXPECT_EQ(runner_->standby_runs(), 3);
+  try {
+    WorkerCall call;
+    call.doing = "validating candidate 4";
+    runner_->run("crash", {}, call);
+    FAIL() << "no error";
+  } catch (const WorkerRunError& e) {
+    EXPECT_EQ(e.kind(), WorkerRunError::Kind::Crashed);
+    EXPECT_STREQ(e.what(), "worker crashed: SIGSEGV while validating candidate 4");
+  }
+  EXPECT_EQ(runner_->standby_runs(), 4);
+  EXPECT_EQ(runner_->run("ok", {{"x", 5}}, WorkerCall{})["echo"], 5);  // the crash took only its own
+}
+
+TEST_F(WorkerRunnerTest, AStandbyThatDiedWaitingIsReplacedByAFreshProcess) {
+  std::ofstream(dir_ / "fake_worker" / "no_standby") << "";
+  runner_->keep_standby(true);
+  std::this_thread::sleep_for(500ms);  // the standby exits (code 3) before the command comes
+  EXPECT_EQ(runner_->run("ok", {{"x", 7}}, WorkerCall{})["echo"], 7);
+  EXPECT_EQ(runner_->standby_runs(), 0);
+}
+
+// The real standby (`python -m nova_worker.standby`, torch imported ahead) runs a stage as
+// `python -m nova_worker.validate ARGS.json` does: here a request missing its reference, which both
+// refuse with the same message.
+TEST(WorkerRunnerStandby, TheRealStandbyRunsTheStageAsAFreshWorkerDoes) {
+  std::string python = Settings{}.resolved_python();
+  if (!test::has_torch(python)) GTEST_SKIP() << python << " has no torch";
+  auto dir = test::scratch_dir("worker_runner_standby");
+  auto failure = [&](ChildProcessWorkerRunner& runner) {
+    try {
+      runner.run("validate", {{"trials", 1}}, WorkerCall{});
+    } catch (const WorkerRunError& e) {
+      EXPECT_EQ(e.kind(), WorkerRunError::Kind::Failed);
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "no error";
+    return std::string();
+  };
+  ChildProcessWorkerRunner fresh(python, dir / "fresh");
+  ChildProcessWorkerRunner standby(python, dir / "standby");
+  standby.keep_standby(true);
+  std::string expected = failure(fresh);
+  EXPECT_NE(expected.find("worker failed while running validate"), std::string::npos) << expected;
+  EXPECT_EQ(failure(standby), expected);
+  EXPECT_EQ(standby.standby_runs(), 1);
+  EXPECT_EQ(fresh.standby_runs(), 0);
 }
 
 }  // namespace

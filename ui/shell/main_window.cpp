@@ -422,6 +422,9 @@ void MainWindow::validateVersion(qint64 id) {
   request.reference = reference;
   request.candidate = candidate;
   request.arch = gpu.gpus[0].arch();
+  // From the first evaluation on, a worker is kept started ahead (torch imported), so each later
+  // submission skips that start; each evaluation still runs in a process of its own.
+  runner_.keep_standby(true);
   int job = evaluation_->submit(request);
   jobVersion_[job] = id;
   statusBar()->showMessage(
