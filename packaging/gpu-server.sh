@@ -34,5 +34,10 @@ cmake -S . -B "$build" -G Ninja -DNOVA_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=RelWithDe
   -DCMAKE_PREFIX_PATH="$prefix" "${extra[@]}"
 cmake --build "$build" -j "$(nproc)"
 [ "${NOVA_SKIP_TESTS:-0}" = 1 ] && exit 0  # build only (the caller runs what it needs)
+# The GPU tests profile the shared examples (../shared/examples beside the clone). A server without
+# ../shared gets them as a copy in .carry/shared; without either, those tests fail or skip and say so.
+if [ -z "${NOVA_SHARED:-}" ] && [ ! -d ../shared/examples ] && [ -d .carry/shared/examples ]; then
+  export NOVA_SHARED="$PWD/.carry/shared"
+fi
 ctest --test-dir "$build" -L gpu --output-on-failure
 "$build/app/nova" doctor --python "$python"
