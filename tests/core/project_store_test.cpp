@@ -326,6 +326,39 @@ TEST(ProjectStore, RefusesANewerSchemaLeftInTheWalAndChangesNothing) {
   sqlite3_close(newer);
 }
 
+// A writer killed mid-checkpoint leaves a main file whose pages are sound only together with the
+// WAL that holds their newer copies. Here page 1 (the schema's root) has a newer copy in the WAL and
+// its body in the main file is garbage: the project opens, and nothing is lost.
+TEST(ProjectStore, OpensAProjectWhoseMainFileIsSoundOnlyWithItsWal) {
+  fs::path dir = test::scratch_dir("store_main_needs_wal");
+  int64_t group = 0;
+  {
+    ProjectStore store = ProjectStore::create(dir);
+    group = store.add_fusion_group({0, "g", "{}"});
+    store.add_version(builtin_version(group, "kernel text"));
+  }
+  fs::path file = dir / ProjectStore::kFileName;
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &writer), SQLITE_OK);
+  sqlite3_db_config(writer, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  // user_version lives in page 1's header, so the WAL gets a whole new copy of page 1.
+  ASSERT_EQ(
+      sqlite3_exec(writer, "PRAGMA journal_mode=WAL; PRAGMA user_version=7;", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(writer);
+  ASSERT_GT(fs::file_size(fs::path(file.string() + "-wal")), 32u);
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);  // past the 100-byte database header: page 1's b-tree
+    std::string junk(4096 - 100, '\xAB');
+    f.write(junk.data(), junk.size());
+  }
+  ProjectStore store = ProjectStore::open(dir);
+  EXPECT_EQ(store.integrity_check(), "ok");
+  ASSERT_EQ(store.versions(group).size(), 1u);
+  EXPECT_EQ(store.versions(group)[0].source, "kernel text");
+}
+
 BenchmarkVerdict verdict_of(VerdictKind kind, const std::string& sentence) {
   BenchmarkVerdict v;
   v.kind = kind;
