@@ -69,8 +69,7 @@ std::unique_ptr<ChildProcess> ChildProcessWorkerRunner::take_standby() {
   std::lock_guard lock(standby_mutex_);
   std::unique_ptr<ChildProcess> proc = std::move(standby_);
   if (keep_standby_) start_standby_locked();
-  if (proc && (!proc->running() || proc->wait(std::chrono::milliseconds(0))))
-    proc.reset();  // it died waiting
+  if (proc && proc->wait(std::chrono::milliseconds(0))) proc.reset();  // it died waiting
   return proc;
 }
 
