@@ -105,6 +105,10 @@ std::string ExtensionWriter::write(const Candidate& c) {
                               cpp_constant(a.scalar));
         args += (i ? ",\n      " : "") + arg;
       }
+      if (s.shared_bytes >= 48 * 1024)  // above the default limit a kernel must ask for its shared memory
+        steps += fmt::format(
+            "  C10_CUDA_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {}));\n",
+            s.kernel, s.shared_bytes);
       steps += fmt::format(
           "  {}<<<dim3({}, {}, {}), dim3({}, {}, {}), {}, stream>>>(\n      {});\n"
           "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n",

@@ -12,15 +12,17 @@ struct ExtraBinding {
   std::string tensor, ref, param;
 };
 
-// Launch shape of every pointwise kernel: 256 threads, __launch_bounds__(256, 4) keeps a thread
-// under 64 registers so that 4 blocks fit on an SM; each thread takes kUnroll independent steps
-// (their loads issued before any math), which is what keeps HBM busy, and the grid covers the
-// tensor in one pass (each thread one round of steps; the loop remains for the tail). Measured on
-// the H200 (docs/perf-notes.md, "pointwise v3"): swish_bias_clamp 75.6 us with a grid of one resident
-// wave striding over the tensor, 70.6 us covering it in one pass.
-constexpr int kThreads = 256;
-constexpr int kBlocksPerSm = 4;
-constexpr int kUnroll = 4;
+// Launch shape of every pointwise kernel: blocks of 128 threads, each thread kUnroll independent
+// steps (their loads issued before any math), a block's steps one contiguous chunk of memory (see
+// chunk_loops), and a grid that covers the tensor in one pass. No minimum of blocks per SM in the
+// launch bounds: the compiler keeps these kernels small (32 registers for swish_bias_clamp), so 16
+// blocks fit on an SM. Measured on the H200 for swish_bias_clamp, cold (docs/perf-notes.md, "pointwise
+// v5"): this shape (Triton's for the group) 68.10 us as a hand-edited variant and 68.16 us as emitted,
+// against torch.compile's 68.10 in the same runs; 256 threads with 4 steps strided over the tensor
+// 68.9 us; contiguous chunks in blocks of 256 threads with 2, 4 or 8 steps 70.2-71.5 us; a single
+// resident wave striding over the tensor 75.6 us.
+constexpr int kThreads = 128;
+constexpr int kUnroll = 2;
 
 // How the statements of one kernel are written.
 // No streaming cache hints (__ldcs/__stcs): measured on the H200 they made the groups that used
@@ -103,27 +105,32 @@ std::string vector_steps(const GroupContext& ctx, std::size_t k, const std::vect
   return code;
 }
 
-// The grid-stride loop over `count` items (elements, or float4 vectors when `width` is 4): kUnroll
-// steps per iteration while a whole group of them is in range, then one step at a time.
+// The loops over `count` items (elements, or float4 vectors when `width` is 4). A block takes chunks
+// of kThreads * kUnroll consecutive items, thread t the items t, t + kThreads, ... of a chunk, so
+// every step of a warp touches consecutive memory and a block's accesses are one contiguous range;
+// a thread's kUnroll loads are issued before any math. Chunks are grid-strided (the grid covers the
+// tensor in one pass); the last, partial chunk is done one step at a time.
 // `steps(names, indent)` writes the statements for the items whose flat element indices are `names`.
 template <typename Steps>
-std::string strided_loops(const std::string& idx, const std::string& suffix, std::int64_t count, int width,
-                          const std::string& var, Steps steps) {
+std::string chunk_loops(const std::string& idx, const std::string& suffix, std::int64_t count, int width,
+                        const std::string& var, Steps steps) {
   const std::string scale = width == 1 ? "" : fmt::format(" * {}", width);
   std::vector<std::string> names;
   std::string decl;
   for (int u = 0; u < kUnroll; ++u) {
     names.push_back(fmt::format("{}{}", var, u));
     decl += fmt::format("      const {} {}{} = {}{};\n", idx, var, u,
-                        u == 0 ? "pos" : fmt::format("(pos + {} * stride)", u), scale);
+                        u == 0 ? "pos" : fmt::format("(pos + {})", u * kThreads), scale);
   }
   return fmt::format(
-      "    for (; pos + {last} * stride < {count}{sfx}; pos += {unroll} * stride) {{\n{decl}{main}    }}\n"
-      "    for (; pos < {count}{sfx}; pos += stride) {{\n      const {idx} {var} = pos{scale};\n{tail}    "
-      "}}\n",
-      fmt::arg("last", kUnroll - 1), fmt::arg("count", count), fmt::arg("sfx", suffix),
-      fmt::arg("unroll", kUnroll), fmt::arg("decl", decl), fmt::arg("main", steps(names, 6)),
-      fmt::arg("idx", idx), fmt::arg("var", var), fmt::arg("scale", scale),
+      "    const {idx} stride = ({idx})gridDim.x * {chunk};  // chunks of {chunk} items\n"
+      "    {idx} pos = blockIdx.x * ({idx}){chunk} + threadIdx.x;\n"
+      "    for (; pos + {last} < {count}{sfx}; pos += stride) {{\n{decl}{main}    }}\n"
+      "    for (; pos < {count}{sfx}; pos += {T}) {{  // the last chunk's remainder\n"
+      "      const {idx} {var} = pos{scale};\n{tail}    }}\n",
+      fmt::arg("chunk", kThreads * kUnroll), fmt::arg("last", (kUnroll - 1) * kThreads),
+      fmt::arg("count", count), fmt::arg("sfx", suffix), fmt::arg("T", kThreads), fmt::arg("decl", decl),
+      fmt::arg("main", steps(names, 6)), fmt::arg("idx", idx), fmt::arg("var", var), fmt::arg("scale", scale),
       fmt::arg("tail", steps(std::vector<std::string>{var}, 6)));
 }
 
@@ -167,7 +174,7 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     if (try_vector &&
         !vector_steps(ctx, k, extra, style, probe.memory_reads(), {"base"}, 6, &float4_tensors).empty())
       vector_loops =
-          strided_loops(idx, sfx, vectors, 4, "base", [&](const std::vector<std::string>& names, int indent) {
+          chunk_loops(idx, sfx, vectors, 4, "base", [&](const std::vector<std::string>& names, int indent) {
             return vector_steps(ctx, k, extra, style, probe.memory_reads(), names, indent);
           });
     auto scalar = [&](const std::vector<std::string>& names, int indent) {
@@ -177,12 +184,9 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     std::string name = fmt::format("nova_g{}_{}_{}", ctx.group.id, kernel_prefix, k);
     std::string params = ctx.kernel_params();
     for (const auto& x : extra) params += fmt::format(",\n    const float* __restrict__ {}", x.param);
-    std::string body = fmt::format(
-        "  const {0} stride = ({0})gridDim.x * blockDim.x;\n  {0} pos = blockIdx.x * ({0})blockDim.x + "
-        "threadIdx.x;\n",
-        idx);
+    std::string body;
     if (vector_loops.empty()) {
-      body += "  {  // one element per step\n" + strided_loops(idx, sfx, n, 1, "flat", scalar) + "  }\n";
+      body += "  {  // one element per step\n" + chunk_loops(idx, sfx, n, 1, "flat", scalar) + "  }\n";
     } else {
       std::vector<std::string> pointers = {ctx.output_names[k]};
       for (const auto& t : float4_tensors) {
@@ -198,19 +202,22 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
           "    // 16-byte loads and stores: four consecutive elements of the last dimension per step.\n"
           "{vec}    return;\n  }}\n"
           "  // A pointer is not 16-byte aligned (a view into a buffer): one element per step.\n"
-          "  for ({idx} flat = pos; flat < {n}{sfx}; flat += stride) {{\n{one}  }}\n",
+          "  for ({idx} flat = blockIdx.x * ({idx})blockDim.x + threadIdx.x; flat < {n}{sfx};\n"
+          "       flat += ({idx})gridDim.x * blockDim.x) {{\n{one}  }}\n",
           fmt::arg("list", list), fmt::arg("vec", vector_loops), fmt::arg("idx", idx), fmt::arg("n", n),
           fmt::arg("sfx", sfx), fmt::arg("one", scalar_steps(ctx, k, extra, style, {"flat"}, 4)));
     }
     std::string how = fmt::format(
-        "{} elements{}; {} blocks of {} covering it in one pass, {} independent steps in flight per thread{}",
-        n, vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads, kUnroll,
+        "{} elements{}; {} blocks of {} threads covering it in one pass, each block {} consecutive {}, {} "
+        "independent steps in flight per thread{}",
+        n, vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads,
+        kThreads * kUnroll, vector_loops.empty() ? "elements" : "vectors", kUnroll,
         style.int32 ? ", 32-bit index math" : "");
     out.kernels += fmt::format(
-        "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}, {}) {}(\n    {}) "
+        "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) "
         "{{\n{}}}\n\n",
         ctx.outputs[k].name, ctx.ops_summary(), ctx.outputs[k].dtype, GroupContext::shape_text(S), how,
-        kThreads, kBlocksPerSm, name, params, body);
+        kThreads, name, params, body);
     PlanStep step;
     step.type = "kernel";
     step.kernel = name;
