@@ -2,7 +2,10 @@
 validation and its largest error against float64 as a multiple of eager's own (1.00 = as accurate as
 eager; a relative error is meaningless where outputs cross zero), the speedups vs eager and torch.compile (cold GPU time and wall time per call) and the
 verdict (core/verify/benchmark_verdict.h: ships, or declined and eager is kept); then the
-geometric means over the groups against the target of issue #6.
+geometric means over the groups against the target of issue #6; then, for the memory-bound groups
+that issue names, the bandwidth reached (bytes of the plan's inputs and outputs, each read or written
+once, over the cold median) as a share of the device-to-device copy ceiling (4.25 TB/s on the lent
+H200, docs/BENCHMARKING.md; NOVA_COPY_TBPS overrides it), and the benchmark's review flags.
 
 A group whose candidate does not ship (declined by the generator or by the benchmark, failed
 validation, no verdict) keeps eager: it counts 1.00x vs eager, and vs torch.compile eager's own
@@ -16,6 +19,19 @@ import os
 import sys
 
 TARGET_EAGER, TARGET_COMPILE = 1.5, 1.2
+TARGET_COPY_SHARE = 0.85
+COPY_TBPS = float(os.environ.get("NOVA_COPY_TBPS", "4.25"))
+MEMORY_BOUND = ("swish_bias_clamp", "softmax_rows", "layernorm_gelu")
+DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int8": 1,
+               "uint8": 1, "bool": 1}
+
+
+def plan_bytes(plan):
+    """Bytes a kernel that reads every input once and writes every output once moves."""
+    total = 0
+    for t in plan.get("inputs", []) + plan.get("outputs", []):
+        total += math.prod(t["shape"]) * DTYPE_BYTES.get(t["dtype"], 4)
+    return total
 
 
 def load(path):
@@ -44,6 +60,8 @@ def main(out, models):
     counted = {k: [] for k in keys}  # the speedup each group gives the product, eager kept where declined
     tally = {}
     logs = []
+    bandwidth = []  # lines on the memory-bound groups
+    flagged = []
     for m in models:
         for cand in sorted(glob.glob(f"{out}/{m}/group*.candidate.json")):
             c = load(cand)
@@ -67,6 +85,19 @@ def main(out, models):
                       f"{f(keys[1]):>9} {f(keys[2]):>10} {f(keys[3]):>9}  {verdict}")
                 if not passed:
                     logs.append(f"{out}/{m}_g{g}.validate.txt")
+                flagged += [f"{m} g{g}: {f}" for f in (b or {}).get("flags", [])]
+                cold, comp = median(b, "candidate", "cold"), median(b, "compile", "cold")
+                if m in MEMORY_BOUND and cold:
+                    nbytes = plan_bytes(c["plan"])
+                    tbps = nbytes / (cold * 1e-6) / 1e12
+                    share = tbps / COPY_TBPS
+                    line = (f"  {m} g{g}: {nbytes / 1e6:.1f} MB in {cold:.2f} us cold = {tbps:.2f} TB/s = "
+                            f"{100 * share:.1f}% of copy (target {100 * TARGET_COPY_SHARE:.0f}%: "
+                            f"{'met' if share >= TARGET_COPY_SHARE else 'missed'})")
+                    if comp:
+                        line += (f"; vs torch.compile cold {comp / cold:.3f}x "
+                                 f"(target not slower: {'met' if comp >= cold else 'missed'})")
+                    bandwidth.append(line)
             kept = "ships" if ships else "declined" if verdict == "declined" else "not shipped (failed or unmeasured)"
             tally[kept] = tally.get(kept, 0) + 1
             for mode, base in keys:
@@ -88,6 +119,11 @@ def main(out, models):
         cold, wall = geomean(counted[("cold", base)]), geomean(counted[("wall", base)])
         met = "met" if min(cold, wall) >= target else "missed"
         print(f"geometric mean vs {label:<14} cold {cold:.2f}x  wall {wall:.2f}x  (target {target:.1f}x: {met})")
+    if bandwidth:
+        print(f"memory-bound groups (each input read and each output written once; copy {COPY_TBPS:.2f} TB/s):")
+        print("\n".join(bandwidth))
+    for f in flagged:
+        print("flag:", f)
     for p in logs[:6]:
         print("==", p)
         print(open(p).read()[-1500:] if os.path.exists(p) else "missing")
