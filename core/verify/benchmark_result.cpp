@@ -36,6 +36,16 @@ void BenchmarkResult::recompute() {
                                     mode, kReviewSpeedup));
     }
   }
+  for (const auto& m : measurements) {
+    if (m.mode != "cold" || m.summary.n == 0) continue;
+    const Measurement* w = find(m.variant, "wall");
+    if (w && w->summary.n > 0 && m.summary.median > kReviewColdOverWall * w->summary.median)
+      flags.push_back(
+          fmt::format("{}: cold GPU time ({:.1f} us) above its wall time per call ({:.1f} us): launch gaps "
+                      "while the host "
+                      "queued the call, or a large gain from a warm L2; compare wall times: review",
+                      m.variant, m.summary.median, w->summary.median));
+  }
   verdict = judge_against_eager(*this);
 }
 

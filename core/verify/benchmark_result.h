@@ -49,6 +49,11 @@ struct BenchmarkResult {
   bool operator==(const BenchmarkResult&) const = default;
 
   static constexpr double kReviewSpeedup = 10.0;
+  // A variant whose cold GPU time exceeds its wall time per call by more than this factor is flagged:
+  // either the host could not keep the GPU fed inside the timed span (the flush ended before the
+  // host had queued the call's kernels, so launch gaps count as GPU time), or the variant gains that
+  // much from a warm L2. Either way its cold ratio is not one to quote alone.
+  static constexpr double kReviewColdOverWall = 1.1;
   const Measurement* find(const std::string& variant, const std::string& mode) const;
   // Recomputes summaries from the samples, speedups from the medians, the review flags and the verdict.
   void recompute();

@@ -1,6 +1,7 @@
 // Result types and the evaluator without a GPU: JSON round trips, speedups and review flags
 // recomputed from raw samples, static refusals that never reach a worker, build failures, worker
 // crashes turned into a plain verdict, and `nova validate` without a GPU.
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -68,6 +69,39 @@ TEST(ValidationResult, MergesTheWorkersAnswerAndRoundTripsThroughJson) {
   EXPECT_EQ(v.warnings.size(), 1u);
   ValidationResult back = json(v).get<ValidationResult>();
   EXPECT_EQ(back, v);
+}
+
+// Medians of device run 11's matmul_scaling_residual_add group 0 (docs/perf-notes.md): on a slow
+// host, eager's cold GPU time (163.39 us) was above its wall time per call (130.34 us).
+TEST(BenchmarkResult, FlagsAVariantWhoseColdGpuTimeIsAboveItsWallTime) {
+  json worker = {
+      {"measurements",
+       {{{"variant", "candidate"}, {"mode", "cold"}, {"samples", {11.52}}},
+        {{"variant", "eager"}, {"mode", "cold"}, {"samples", {163.39}}},
+        {{"variant", "compile"}, {"mode", "cold"}, {"samples", {199.36}}},
+        {{"variant", "candidate"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {26.26}}},
+        {{"variant", "eager"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {130.34}}},
+        {{"variant", "compile"}, {"mode", "wall"}, {"metric", "wall_us"}, {"samples", {145.41}}}}}};
+  BenchmarkResult b = worker.get<BenchmarkResult>();
+  std::vector<std::string> gaps;
+  for (const auto& f : b.flags)
+    if (f.find("above its wall time") != std::string::npos) gaps.push_back(f.substr(0, f.find(':')));
+  EXPECT_EQ(gaps, (std::vector<std::string>{"eager", "compile"}));  // not the candidate: 11.5 < 26.3
+  EXPECT_NE(
+      std::find(b.flags.begin(), b.flags.end(),
+                "eager: cold GPU time (163.4 us) above its wall time per call (130.3 us): launch gaps while "
+                "the host queued the call, or a large gain from a warm L2; compare wall times: review"),
+      b.flags.end());
+  // Recomputing again does not repeat the flags, and within 10% nothing is flagged.
+  b.recompute();
+  EXPECT_EQ(
+      std::count_if(b.flags.begin(), b.flags.end(),
+                    [](const std::string& f) { return f.find("above its wall time") != std::string::npos; }),
+      2);
+  b.measurements[1].samples = {143.0};  // eager cold 143.0 against wall 130.34: 1.097x
+  b.measurements[2].samples = {100.0};
+  b.recompute();
+  for (const auto& f : b.flags) EXPECT_EQ(f.find("above its wall time"), std::string::npos) << f;
 }
 
 TEST(BenchmarkResult, RecomputesMediansSpeedupsAndFlagsImplausibleOnes) {
