@@ -1,8 +1,9 @@
 """The summary table of packaging/generator-gpu.sh, from the JSON it wrote: per group the rule,
 validation and its largest error against float64 as a multiple of eager's own (1.00 = as accurate as
-eager; a relative error is meaningless where outputs cross zero), the speedups vs eager and torch.compile (cold GPU time and wall time per call) and the
-verdict (core/verify/benchmark_verdict.h: ships, or declined and eager is kept); then the
-geometric means over the groups against the target of issue #6; then, for the memory-bound groups
+eager; a relative error is meaningless where outputs cross zero), the speedups vs eager and
+torch.compile (cold GPU time and wall time per call) and the verdict (core/verify/benchmark_verdict.h:
+ships, or declined and eager is kept); then the geometric means over the groups against the target
+of issue #6; then, for the memory-bound groups
 that issue names, the bandwidth reached (bytes of the plan's inputs and outputs, each read or written
 once, over the cold median) as a share of the device-to-device copy ceiling (4.25 TB/s on the lent
 H200, docs/BENCHMARKING.md; NOVA_COPY_TBPS overrides it), and the benchmark's review flags.
@@ -85,7 +86,7 @@ def main(out, models):
                       f"{f(keys[1]):>9} {f(keys[2]):>10} {f(keys[3]):>9}  {verdict}")
                 if not passed:
                     logs.append(f"{out}/{m}_g{g}.validate.txt")
-                flagged += [f"{m} g{g}: {f}" for f in (b or {}).get("flags", [])]
+                flagged += [f"{m} g{g}: {flag}" for flag in (b or {}).get("flags", [])]
                 cold, comp = median(b, "candidate", "cold"), median(b, "compile", "cold")
                 if m in MEMORY_BOUND and cold:
                     nbytes = plan_bytes(c["plan"])
@@ -122,8 +123,8 @@ def main(out, models):
     if bandwidth:
         print(f"memory-bound groups (each input read and each output written once; copy {COPY_TBPS:.2f} TB/s):")
         print("\n".join(bandwidth))
-    for f in flagged:
-        print("flag:", f)
+    for flag in flagged:
+        print("flag:", flag)
     for p in logs[:6]:
         print("==", p)
         print(open(p).read()[-1500:] if os.path.exists(p) else "missing")

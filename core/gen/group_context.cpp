@@ -1,6 +1,5 @@
 #include "core/gen/group_context.h"
 
-#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -152,12 +151,6 @@ std::string GroupContext::ops_summary() const {
     s += (s.empty() ? "" : " -> ") + n->op;
   }
   return s;
-}
-
-std::int64_t grid_for(std::int64_t items, int threads, const GenerationTarget& target, int blocks_per_sm) {
-  std::int64_t needed = (items + threads - 1) / threads;
-  return std::max<std::int64_t>(
-      1, std::min<std::int64_t>(needed, std::int64_t{target.sm_count} * blocks_per_sm));
 }
 
 }  // namespace nova

@@ -59,7 +59,4 @@ struct GroupContext {
   static std::string shape_text(const std::vector<std::int64_t>& shape);
 };
 
-// A launch grid for `items` independent work items at `threads` per block, capped at a few waves.
-std::int64_t grid_for(std::int64_t items, int threads, const GenerationTarget& target, int blocks_per_sm = 8);
-
 }  // namespace nova
