@@ -12,17 +12,16 @@ struct ExtraBinding {
   std::string tensor, ref, param;
 };
 
-// Launch shape of every pointwise kernel: blocks of 128 threads, each thread kUnroll independent
-// steps (their loads issued before any math), a block's steps one contiguous chunk of memory (see
-// chunk_loops), and a grid that covers the tensor in one pass. No minimum of blocks per SM in the
-// launch bounds: the compiler keeps these kernels small (32 registers for swish_bias_clamp), so 16
-// blocks fit on an SM. Measured on the H200 for swish_bias_clamp, cold (docs/perf-notes.md, "pointwise
-// v5"): this shape (Triton's for the group) 68.10 us as a hand-edited variant and 68.16 us as emitted,
-// against torch.compile's 68.10 in the same runs; 256 threads with 4 steps strided over the tensor
-// 68.9 us; contiguous chunks in blocks of 256 threads with 2, 4 or 8 steps 70.2-71.5 us; a single
-// resident wave striding over the tensor 75.6 us.
+// Launch shape of every pointwise kernel: blocks of 128 threads, one 16-byte vector (or one element)
+// per thread, and a grid that covers the tensor in one pass. No minimum of blocks per SM in the
+// launch bounds: the kernels are small (18 registers for swish_bias_clamp), so 16 blocks fit on an
+// SM. Measured on the H200 for swish_bias_clamp, cold, against torch.compile in the same runs
+// (docs/perf-notes.md, "pointwise v6"): one vector per thread in blocks of 128 threads 67.46-67.49 us
+// against 68.18-68.19 (1.01x, three runs); 256 threads 67.39; 64 threads 83.5; two vectors per thread
+// in blocks of 128 (revision 5) 68.13-68.26, a tie; four vectors 70.8; 256 threads with 4 steps
+// strided over the tensor 68.9; a single resident wave striding over the tensor 75.6.
 constexpr int kThreads = 128;
-constexpr int kUnroll = 2;
+constexpr int kUnroll = 1;
 
 // How the statements of one kernel are written.
 // No streaming cache hints (__ldcs/__stcs): measured on the H200 they made the groups that used
@@ -109,7 +108,7 @@ std::string vector_steps(const GroupContext& ctx, std::size_t k, const std::vect
 // of kThreads * kUnroll consecutive items, thread t the items t, t + kThreads, ... of a chunk, so
 // every step of a warp touches consecutive memory and a block's accesses are one contiguous range;
 // a thread's kUnroll loads are issued before any math. Chunks are grid-strided (the grid covers the
-// tensor in one pass); the last, partial chunk is done one step at a time.
+// tensor in one pass); with kUnroll above 1 the last, partial chunk is done one step at a time.
 // `steps(names, indent)` writes the statements for the items whose flat element indices are `names`.
 template <typename Steps>
 std::string chunk_loops(const std::string& idx, const std::string& suffix, std::int64_t count, int width,
@@ -122,6 +121,13 @@ std::string chunk_loops(const std::string& idx, const std::string& suffix, std::
     decl += fmt::format("      const {} {}{} = {}{};\n", idx, var, u,
                         u == 0 ? "pos" : fmt::format("(pos + {})", u * kThreads), scale);
   }
+  if constexpr (kUnroll == 1)  // one step per thread: no remainder loop
+    return fmt::format(
+        "    const {idx} stride = ({idx})gridDim.x * {T};\n"
+        "    for ({idx} pos = blockIdx.x * ({idx}){T} + threadIdx.x; pos < {count}{sfx}; pos += stride) {{\n"
+        "{decl}{main}    }}\n",
+        fmt::arg("idx", idx), fmt::arg("T", kThreads), fmt::arg("count", count), fmt::arg("sfx", suffix),
+        fmt::arg("decl", decl), fmt::arg("main", steps(names, 6)));
   return fmt::format(
       "    const {idx} stride = ({idx})gridDim.x * {chunk};  // chunks of {chunk} items\n"
       "    {idx} pos = blockIdx.x * ({idx}){chunk} + threadIdx.x;\n"
@@ -207,11 +213,13 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
           fmt::arg("list", list), fmt::arg("vec", vector_loops), fmt::arg("idx", idx), fmt::arg("n", n),
           fmt::arg("sfx", sfx), fmt::arg("one", scalar_steps(ctx, k, extra, style, {"flat"}, 4)));
     }
+    const char* item = vector_loops.empty() ? "element" : "vector";
     std::string how = fmt::format(
-        "{} elements{}; {} blocks of {} threads covering it in one pass, each block {} consecutive {}, {} "
-        "independent steps in flight per thread{}",
-        n, vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads,
-        kThreads * kUnroll, vector_loops.empty() ? "elements" : "vectors", kUnroll,
+        "{} elements{}; {} blocks of {} threads covering it in one pass, {}{}", n,
+        vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads,
+        kUnroll == 1 ? fmt::format("one {} per thread", item)
+                     : fmt::format("each block {} consecutive {}s, {} independent steps in flight per thread",
+                                   kThreads * kUnroll, item, kUnroll),
         style.int32 ? ", 32-bit index math" : "");
     out.kernels += fmt::format(
         "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) "

@@ -10,8 +10,14 @@ namespace nova {
 namespace {
 
 // Rows of at most this many values per lane of a warp are held by one warp (see generate).
-constexpr int kWarpRowFloats = 32;
+constexpr int kWarpRowFloats = 16;
 constexpr int kRowsPerBlock = 8;
+// Longer rows get a block, each thread kBlockRowItems steps (float4 vectors or elements) of the
+// row, in blocks of at most kMaxRowThreads threads.
+constexpr int kBlockRowItems = 2;
+constexpr int kMaxRowThreads = 512;
+// Longer rows take up to 1024 threads; a row needing more than this many steps per thread is declined.
+constexpr int kMaxRowItems = 16;
 
 enum class RowKind { Softmax, LogSoftmax, LogSumExp, Sum, Mean, Max, Min, LayerNorm, RmsNorm, GroupNorm };
 
@@ -138,21 +144,35 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
                    ctx.outputs[0].dtype == "float32";
   const int W = vec ? 4 : 1;
   const std::int64_t slots = s.length / W + (s.length % W ? 1 : 0);
-  // A row that fits in one warp's registers (at most kWarpRowFloats values per lane) gets a warp:
-  // kRowsPerBlock rows per block, shuffle reductions, no shared memory and no __syncthreads. Longer
-  // rows get a block of threads and block-wide reductions.
+  // A row of at most kWarpRowFloats values per lane gets a warp: kRowsPerBlock rows per block,
+  // shuffle reductions, no shared memory and no __syncthreads. Longer rows get a block of threads,
+  // kBlockRowItems steps each (up to kMaxRowThreads threads, then more steps), and block-wide
+  // reductions. Measured on the H200 for layernorm_gelu's rows of 1024 floats, cold (docs/perf-notes.md,
+  // "row kernels v6"): a block of 128 threads with 2 vectors each 37.22-37.50 us; a warp per row
+  // with 8 vectors per lane (revision 5) 37.98-38.14; 64 threads with 4 vectors 38.08; 256 threads
+  // with one vector 40.43; two rows per block of 256 threads 38.21. softmax_rows' rows of 8192
+  // floats keep revision 5's 512 threads with 4 vectors (92% of copy).
   const bool warp_rows = (slots + 31) / 32 * W <= kWarpRowFloats;
-  const int threads =
-      warp_rows ? 32 : static_cast<int>(std::clamp<std::int64_t>((slots / 4 + 31) / 32 * 32, 64, 1024));
+  auto block_threads = [&](std::int64_t items_per_thread, std::int64_t most) {
+    return static_cast<int>(std::clamp<std::int64_t>(
+        ((slots + items_per_thread - 1) / items_per_thread + 31) / 32 * 32, 64, most));
+  };
+  int threads = warp_rows ? 32 : block_threads(kBlockRowItems, kMaxRowThreads);
+  if (!warp_rows && (slots + threads - 1) / threads > kMaxRowItems)
+    threads = block_threads(kMaxRowItems, 1024);
   const std::int64_t items = (slots + threads - 1) / threads;
-  if (items > 16)
+  if (items > kMaxRowItems)
     throw UnsupportedGroup(fmt::format("rows of {} elements are longer than the row kernel holds", s.length));
   // No streaming cache hints (__ldcs/__stcs) on the loads or the store: on the H200 they made
   // softmax_rows 5% slower (docs/perf-notes.md, "kernels v2 measured").
-  // Reductions: over the warp, or over the block through shared memory.
-  auto reduce_op = [&](const char* op, const std::string& v, const char* identity) {
+  // Reductions: over the warp, or over the block through shared memory, each block reduction with
+  // its own scratch row (one __syncthreads each).
+  // `nth` numbers a kernel's reductions from 0: its scratch row.
+  int block_reductions = 0;
+  auto reduce_op = [&](const char* op, const std::string& v, const char* identity, int nth) {
+    block_reductions = std::max(block_reductions, nth + 1);
     return warp_rows ? fmt::format("nova::{}({})", op, v)
-                     : fmt::format("nova::block_reduce<nova::{}>({}, scratch, {})", op, v, identity);
+                     : fmt::format("nova::block_reduce<nova::{}>({}, scratch[{}], {})", op, v, nth, identity);
   };
 
   // Pass 1: prologue values of this thread's elements, kept in registers.
@@ -204,41 +224,41 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     case RowKind::LogSoftmax:
     case RowKind::LogSumExp:
       reduce = "  float mx = -INFINITY;\n" + for_each("  if ($V) mx = fmaxf(mx, $X);\n") +
-               "  mx = " + reduce_op("warp_max", "mx", "-INFINITY") +
+               "  mx = " + reduce_op("warp_max", "mx", "-INFINITY", 0) +
                ";\n"
                "  const float shift = mx == -INFINITY ? 0.0f : mx;  // a row of -inf stays finite here\n"
                "  float se = 0.0f;\n" +
                for_each("  if ($V) se += expf($X - shift);\n") +
-               "  se = " + reduce_op("warp_sum", "se", "0.0f") + ";\n";
+               "  se = " + reduce_op("warp_sum", "se", "0.0f", 1) + ";\n";
       break;
     case RowKind::Sum:
     case RowKind::Mean:
       reduce = "  float acc = 0.0f;\n" + for_each("  if ($V) acc += $X;\n") +
-               "  acc = " + reduce_op("warp_sum", "acc", "0.0f") + ";\n";
+               "  acc = " + reduce_op("warp_sum", "acc", "0.0f", 0) + ";\n";
       break;
     case RowKind::Max:
     case RowKind::Min: {
       bool mx = s.kind == RowKind::Max;
-      reduce = fmt::format("  float acc = {};\n", mx ? "-INFINITY" : "INFINITY") +
+      reduce = fmt::format("  float acc = {};\n", mx ? "-INFINITY" : "INFINITY", 0) +
                for_each(mx ? "  if ($V) acc = nova::maximumf_(acc, $X);\n"
                            : "  if ($V) acc = nova::minimumf_(acc, $X);\n") +
-               "  acc = " + reduce_op(mx ? "warp_max" : "warp_min", "acc", mx ? "-INFINITY" : "INFINITY") +
+               "  acc = " + reduce_op(mx ? "warp_max" : "warp_min", "acc", mx ? "-INFINITY" : "INFINITY", 0) +
                ";\n";
       break;
     }
     case RowKind::LayerNorm:
     case RowKind::GroupNorm:
       reduce = "  float sum = 0.0f;\n" + for_each("  if ($V) sum += $X;\n") +
-               "  const float mean = " + reduce_op("warp_sum", "sum", "0.0f") + " / " + L +
+               "  const float mean = " + reduce_op("warp_sum", "sum", "0.0f", 0) + " / " + L +
                ";\n"
                "  float sq = 0.0f;\n" +
                for_each("  if ($V) sq += ($X - mean) * ($X - mean);\n") + "  const float rstd = rsqrtf(" +
-               reduce_op("warp_sum", "sq", "0.0f") + " / " + L + " + " +
+               reduce_op("warp_sum", "sq", "0.0f", 1) + " / " + L + " + " +
                PointwiseEmitter::float_literal(s.eps) + ");\n";
       break;
     case RowKind::RmsNorm:
       reduce = "  float sq = 0.0f;\n" + for_each("  if ($V) sq += $X * $X;\n") +
-               "  const float rstd = rsqrtf(" + reduce_op("warp_sum", "sq", "0.0f") + " / " + L + " + " +
+               "  const float rstd = rsqrtf(" + reduce_op("warp_sum", "sq", "0.0f", 0) + " / " + L + " + " +
                PointwiseEmitter::float_literal(s.eps) + ");\n";
       break;
   }
@@ -357,8 +377,11 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
                                          "  if (row >= {rows}LL) return;  // the whole warp leaves together\n"
                                          "  const int tid = threadIdx.x & 31;  // lane\n",
                                          fmt::arg("R", kRowsPerBlock), fmt::arg("rows", s.rows))
-                                   : "  __shared__ float scratch[32];\n  const long long row = blockIdx.x;\n "
-                                     " const int tid = threadIdx.x;\n";
+                                   : fmt::format(
+                                         "  __shared__ float scratch[{}][32];  // one row per reduction\n"
+                                         "  const long long row = blockIdx.x;\n"
+                                         "  const int tid = threadIdx.x;\n",
+                                         block_reductions);
   out.kernels = fmt::format(
       "// {kind} over rows of {L} elements ({rows} rows): {layout},\n"
       "// held in registers between the passes; the row is read once and written once{how}.\n"

@@ -111,14 +111,15 @@ __device__ __forceinline__ float warp_min(float v) {
   return v;
 }
 
-// Block-wide reduction through shared memory; every thread gets the result. `scratch` holds at
-// least blockDim.x / 32 floats; `identity` is the operation's neutral value (0 for a sum,
-// -inf for a max). WarpOp is warp_sum, warp_max or warp_min.
+// Block-wide reduction through shared memory; every thread gets the result, after one
+// __syncthreads. `scratch` holds at least blockDim.x / 32 floats and belongs to this call alone:
+// each reduction of a kernel needs its own scratch (a later one would overwrite values an earlier
+// one may still be reading). `identity` is the operation's neutral value (0 for a sum, -inf for a
+// max). WarpOp is warp_sum, warp_max or warp_min.
 template <float (*WarpOp)(float)>
 __device__ __forceinline__ float block_reduce(float v, float* scratch, float identity) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
   v = WarpOp(v);
-  __syncthreads();  // scratch may still be read by a previous reduction
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
   v = lane < warps ? scratch[lane] : identity;
