@@ -143,6 +143,72 @@ TEST(BuiltinGenerator, MemoryBoundChainsUseSixteenByteAccesses) {
     Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
     EXPECT_NE(c.cuda_source.find("float4"), std::string::npos) << name;
   }
+  // Pointwise kernels: one float4 per thread, blocks of 128, one pass over swish's 2^23 vectors.
+  ModelGraph g = load("swish_bias_clamp");
+  Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
+  ASSERT_EQ(c.plan.steps.size(), 1u);
+  EXPECT_EQ(c.plan.steps[0].block[0], 128);
+  EXPECT_EQ(c.plan.steps[0].grid[0], 8388608 / 128);
+  EXPECT_NE(c.cuda_source.find("one vector per thread"), std::string::npos);
+}
+
+// softmax_rows' graph with every tensor reshaped to rows x length (all its tensors are the input's shape).
+ModelGraph softmax_rows_of(std::int64_t rows, std::int64_t length) {
+  ModelGraph g = load("softmax_rows");
+  auto reshape = [&](auto& tensors) {
+    for (auto& t : tensors) {
+      t.shape = {rows, length};
+      t.stride = {length, 1};
+    }
+  };
+  reshape(g.inputs);
+  reshape(g.outputs);
+  for (auto& n : g.nodes) reshape(n.outputs);
+  return g;
+}
+
+// The row kernels' layout follows the row length (measured on the H200 for rows of 1024 and 8192
+// floats: docs/perf-notes.md, "row kernels v6"); each block reduction has its own scratch row,
+// since block_reduce no longer waits before writing it.
+TEST(BuiltinGenerator, RowKernelsTakeAWarpOrABlockPerRowByRowLength) {
+  struct Case {
+    std::string name;
+    std::size_t group;
+    std::int64_t block, grid;
+  };
+  for (const auto& c : std::vector<Case>{{"layernorm_gelu", 0, 128, 16384},  // 1024: 128 threads x 2 float4
+                                         {"softmax_rows", 0, 512, 4096},     // 8192: 512 threads x 4 float4
+                                         {"mlp_block", 0, 96, 4096},         // 768: 96 threads x 2 float4
+                                         {"tiny_transformer_block", 0, 256, 256}}) {  // 512: a warp per row
+    SCOPED_TRACE(c.name);
+    ModelGraph g = load(c.name);
+    Candidate k = BuiltinGenerator().generate(g, g.groups[c.group]);
+    ASSERT_FALSE(k.declined.has_value()) << *k.declined;
+    ASSERT_EQ(k.plan.steps.size(), 1u);
+    EXPECT_EQ(k.plan.steps[0].block[0], c.block);
+    EXPECT_EQ(k.plan.steps[0].grid[0], c.grid);
+    if (c.block == 256) {
+      EXPECT_EQ(k.cuda_source.find("block_reduce"), std::string::npos);
+    } else {
+      EXPECT_NE(k.cuda_source.find("__shared__ float scratch[2][32]"), std::string::npos);
+      EXPECT_NE(k.cuda_source.find(", scratch[0], "), std::string::npos);
+      EXPECT_NE(k.cuda_source.find(", scratch[1], "), std::string::npos);
+    }
+  }
+  // Rows past 512 threads x 2 vectors take more steps per thread, then up to 1024 threads x 16.
+  for (const auto& [length, block] :
+       std::vector<std::pair<std::int64_t, std::int64_t>>{{16384, 512}, {32768, 512}, {65536, 1024}}) {
+    ModelGraph g = softmax_rows_of(64, length);
+    Candidate k = BuiltinGenerator().generate(g, g.groups[0]);
+    ASSERT_FALSE(k.declined.has_value()) << length << ": " << *k.declined;
+    EXPECT_EQ(k.plan.steps[0].block[0], block) << length;
+  }
+  ModelGraph longest = softmax_rows_of(64, 131072);
+  Candidate too_long = BuiltinGenerator().generate(longest, longest.groups[0]);
+  ASSERT_TRUE(too_long.declined.has_value());
+  EXPECT_NE(too_long.declined->find("rows of 131072 elements are longer than the row kernel holds"),
+            std::string::npos)
+      << *too_long.declined;
 }
 
 TEST(BuiltinGenerator, LargeProblemsRunTheModelsOwnLibraryCallThenOneFusedEpiloguePass) {
