@@ -14,14 +14,13 @@ struct ExtraBinding {
 
 // Launch shape of every pointwise kernel: blocks of 128 threads, one 16-byte vector (or one element)
 // per thread, and a grid that covers the tensor in one pass. No minimum of blocks per SM in the
-// launch bounds: the kernels are small (18 registers for swish_bias_clamp), so 16 blocks fit on an
+// launch bounds: the kernels are small (26 registers for swish_bias_clamp), so 16 blocks fit on an
 // SM. Measured on the H200 for swish_bias_clamp, cold, against torch.compile in the same runs
 // (docs/perf-notes.md, "pointwise v6"): one vector per thread in blocks of 128 threads 67.46-67.49 us
 // against 68.18-68.19 (1.01x, three runs); 256 threads 67.39; 64 threads 83.5; two vectors per thread
 // in blocks of 128 (revision 5) 68.13-68.26, a tie; four vectors 70.8; 256 threads with 4 steps
 // strided over the tensor 68.9; a single resident wave striding over the tensor 75.6.
 constexpr int kThreads = 128;
-constexpr int kUnroll = 1;
 
 // How the statements of one kernel are written.
 // No streaming cache hints (__ldcs/__stcs): measured on the H200 they made the groups that used
@@ -104,40 +103,21 @@ std::string vector_steps(const GroupContext& ctx, std::size_t k, const std::vect
   return code;
 }
 
-// The loops over `count` items (elements, or float4 vectors when `width` is 4). A block takes chunks
-// of kThreads * kUnroll consecutive items, thread t the items t, t + kThreads, ... of a chunk, so
-// every step of a warp touches consecutive memory and a block's accesses are one contiguous range;
-// a thread's kUnroll loads are issued before any math. Chunks are grid-strided (the grid covers the
-// tensor in one pass); with kUnroll above 1 the last, partial chunk is done one step at a time.
-// `steps(names, indent)` writes the statements for the items whose flat element indices are `names`.
+// The grid-stride loop over `count` items (elements, or float4 vectors when `width` is 4), one item
+// per thread per pass; the grid covers the tensor in one pass, so each thread normally runs it once.
+// `steps(names, indent)` writes the statements for the item whose flat element index is `names[0]`.
 template <typename Steps>
-std::string chunk_loops(const std::string& idx, const std::string& suffix, std::int64_t count, int width,
-                        const std::string& var, Steps steps) {
+std::string grid_stride_loop(const std::string& idx, const std::string& suffix, std::int64_t count, int width,
+                             const std::string& var, Steps steps) {
   const std::string scale = width == 1 ? "" : fmt::format(" * {}", width);
-  std::vector<std::string> names;
-  std::string decl;
-  for (int u = 0; u < kUnroll; ++u) {
-    names.push_back(fmt::format("{}{}", var, u));
-    decl += fmt::format("      const {} {}{} = {}{};\n", idx, var, u,
-                        u == 0 ? "pos" : fmt::format("(pos + {})", u * kThreads), scale);
-  }
-  if constexpr (kUnroll == 1)  // one step per thread: no remainder loop
-    return fmt::format(
-        "    const {idx} stride = ({idx})gridDim.x * {T};\n"
-        "    for ({idx} pos = blockIdx.x * ({idx}){T} + threadIdx.x; pos < {count}{sfx}; pos += stride) {{\n"
-        "{decl}{main}    }}\n",
-        fmt::arg("idx", idx), fmt::arg("T", kThreads), fmt::arg("count", count), fmt::arg("sfx", suffix),
-        fmt::arg("decl", decl), fmt::arg("main", steps(names, 6)));
+  const std::string name = var + "0";
   return fmt::format(
-      "    const {idx} stride = ({idx})gridDim.x * {chunk};  // chunks of {chunk} items\n"
-      "    {idx} pos = blockIdx.x * ({idx}){chunk} + threadIdx.x;\n"
-      "    for (; pos + {last} < {count}{sfx}; pos += stride) {{\n{decl}{main}    }}\n"
-      "    for (; pos < {count}{sfx}; pos += {T}) {{  // the last chunk's remainder\n"
-      "      const {idx} {var} = pos{scale};\n{tail}    }}\n",
-      fmt::arg("chunk", kThreads * kUnroll), fmt::arg("last", (kUnroll - 1) * kThreads),
-      fmt::arg("count", count), fmt::arg("sfx", suffix), fmt::arg("T", kThreads), fmt::arg("decl", decl),
-      fmt::arg("main", steps(names, 6)), fmt::arg("idx", idx), fmt::arg("var", var), fmt::arg("scale", scale),
-      fmt::arg("tail", steps(std::vector<std::string>{var}, 6)));
+      "    const {idx} stride = ({idx})gridDim.x * {T};\n"
+      "    for ({idx} pos = blockIdx.x * ({idx}){T} + threadIdx.x; pos < {count}{sfx}; pos += stride) {{\n"
+      "      const {idx} {name} = pos{scale};\n{main}    }}\n",
+      fmt::arg("idx", idx), fmt::arg("T", kThreads), fmt::arg("count", count), fmt::arg("sfx", suffix),
+      fmt::arg("name", name), fmt::arg("scale", scale),
+      fmt::arg("main", steps(std::vector<std::string>{name}, 6)));
 }
 
 }  // namespace
@@ -162,8 +142,8 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     const bool fp32 = ctx.outputs[k].dtype == "float32";
     const bool try_vector = fp32 && !S.empty() && S.back() % 4 == 0 && probe.coordinates_preserved();
     const std::int64_t vectors = n / 4;
-    const std::int64_t steps = ((try_vector ? vectors : n) + kUnroll - 1) / kUnroll;
-    const std::int64_t grid = std::max<std::int64_t>(1, (steps + kThreads - 1) / kThreads);
+    const std::int64_t items = try_vector ? vectors : n;
+    const std::int64_t grid = std::max<std::int64_t>(1, (items + kThreads - 1) / kThreads);
 
     // Style: 32-bit indices when every index the loops form stays under 2^31.
     Style style;
@@ -172,15 +152,15 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     for (const auto& t : ctx.inputs) sizes[t.name] = numel(t.shape);
     for (const auto& x : extra) sizes[x.tensor] = numel(probe.info(x.tensor).shape);
     for (const auto& [name, size] : sizes) largest = std::max(largest, size);
-    style.int32 = largest + std::int64_t{4} * kUnroll * grid * kThreads < (std::int64_t{1} << 31) - 1;
+    style.int32 = largest + std::int64_t{4} * grid * kThreads < (std::int64_t{1} << 31) - 1;
     const std::string idx = style.index_type(), sfx = style.literal_suffix();
 
     std::set<std::string> float4_tensors;
     std::string vector_loops;
     if (try_vector &&
         !vector_steps(ctx, k, extra, style, probe.memory_reads(), {"base"}, 6, &float4_tensors).empty())
-      vector_loops =
-          chunk_loops(idx, sfx, vectors, 4, "base", [&](const std::vector<std::string>& names, int indent) {
+      vector_loops = grid_stride_loop(
+          idx, sfx, vectors, 4, "base", [&](const std::vector<std::string>& names, int indent) {
             return vector_steps(ctx, k, extra, style, probe.memory_reads(), names, indent);
           });
     auto scalar = [&](const std::vector<std::string>& names, int indent) {
@@ -192,7 +172,7 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     for (const auto& x : extra) params += fmt::format(",\n    const float* __restrict__ {}", x.param);
     std::string body;
     if (vector_loops.empty()) {
-      body += "  {  // one element per step\n" + chunk_loops(idx, sfx, n, 1, "flat", scalar) + "  }\n";
+      body += "  {  // one element per step\n" + grid_stride_loop(idx, sfx, n, 1, "flat", scalar) + "  }\n";
     } else {
       std::vector<std::string> pointers = {ctx.output_names[k]};
       for (const auto& t : float4_tensors) {
@@ -213,14 +193,10 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
           fmt::arg("list", list), fmt::arg("vec", vector_loops), fmt::arg("idx", idx), fmt::arg("n", n),
           fmt::arg("sfx", sfx), fmt::arg("one", scalar_steps(ctx, k, extra, style, {"flat"}, 4)));
     }
-    const char* item = vector_loops.empty() ? "element" : "vector";
-    std::string how = fmt::format(
-        "{} elements{}; {} blocks of {} threads covering it in one pass, {}{}", n,
-        vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads,
-        kUnroll == 1 ? fmt::format("one {} per thread", item)
-                     : fmt::format("each block {} consecutive {}s, {} independent steps in flight per thread",
-                                   kThreads * kUnroll, item, kUnroll),
-        style.int32 ? ", 32-bit index math" : "");
+    std::string how =
+        fmt::format("{} elements{}; {} blocks of {} threads covering it in one pass, one {} per thread{}", n,
+                    vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads,
+                    vector_loops.empty() ? "element" : "vector", style.int32 ? ", 32-bit index math" : "");
     out.kernels += fmt::format(
         "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) "
         "{{\n{}}}\n\n",

@@ -166,8 +166,7 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   // No streaming cache hints (__ldcs/__stcs) on the loads or the store: on the H200 they made
   // softmax_rows 5% slower (docs/perf-notes.md, "kernels v2 measured").
   // Reductions: over the warp, or over the block through shared memory, each block reduction with
-  // its own scratch row (one __syncthreads each).
-  // `nth` numbers a kernel's reductions from 0: its scratch row.
+  // its own scratch row (one __syncthreads each); `nth` numbers a kernel's reductions from 0.
   int block_reductions = 0;
   auto reduce_op = [&](const char* op, const std::string& v, const char* identity, int nth) {
     block_reductions = std::max(block_reductions, nth + 1);
@@ -239,7 +238,7 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     case RowKind::Max:
     case RowKind::Min: {
       bool mx = s.kind == RowKind::Max;
-      reduce = fmt::format("  float acc = {};\n", mx ? "-INFINITY" : "INFINITY", 0) +
+      reduce = fmt::format("  float acc = {};\n", mx ? "-INFINITY" : "INFINITY") +
                for_each(mx ? "  if ($V) acc = nova::maximumf_(acc, $X);\n"
                            : "  if ($V) acc = nova::minimumf_(acc, $X);\n") +
                "  acc = " + reduce_op(mx ? "warp_max" : "warp_min", "acc", mx ? "-INFINITY" : "INFINITY", 0) +

@@ -42,8 +42,8 @@ void BenchmarkResult::recompute() {
     if (w && w->summary.n > 0 && m.summary.median > kReviewColdOverWall * w->summary.median)
       flags.push_back(
           fmt::format("{}: cold GPU time ({:.1f} us) above its wall time per call ({:.1f} us): launch gaps "
-                      "while the host "
-                      "queued the call, or a large gain from a warm L2; compare wall times: review",
+                      "while the host queued the call, or a large gain from a warm L2; compare wall times: "
+                      "review",
                       m.variant, m.summary.median, w->summary.median));
   }
   verdict = judge_against_eager(*this);
