@@ -1,7 +1,8 @@
 """Benchmark of a candidate against PyTorch eager and torch.compile (docs/BENCHMARKING.md, Timing).
 
 One process, one set of inputs, the variants interleaved call by call (A B C A B C ...) so drift
-cancels. Modes: "cold" (a buffer of at least 2x L2, and 256 MB, written before each call), "warm"
+cancels. Modes: "cold" (a buffer of at least 2x L2, and 256 MB, written before each call, then a GPU
+spin that covers the host's time to queue the call, so launch gaps stay outside the timing), "warm"
 (back-to-back) and "graph" (replay of a CUDA graph of many calls). GPU time comes from CUDA events
 on the current stream after warm-up; wall time per call from back-to-back host timing. A
 verification pass synchronizes the device before the end event and compares: work hidden on
@@ -50,14 +51,48 @@ def _warm_up(fn, min_calls=3, min_ms=25.0):
     return calls
 
 
-def _event_times(variants, calls, flush=None):
-    """Interleaved per-call CUDA-event times in microseconds, per variant."""
+def _host_enqueue_us(fn, calls=20):
+    """Median host time to queue one call (no synchronization inside the timed span), in us."""
+    times = []
+    for _ in range(calls):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e6)
+    torch.cuda.synchronize()
+    return statistics.median(times)
+
+
+def _spin_cycles_per_us(cycles=200_000, repeats=5):
+    """Clock cycles of torch.cuda._sleep per microsecond on this device, measured with events."""
+    torch.cuda._sleep(cycles)  # first launch outside the measurement
+    rates = []
+    for _ in range(repeats):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        torch.cuda._sleep(cycles)
+        e.record()
+        e.synchronize()
+        rates.append(cycles / max(s.elapsed_time(e) * 1e3, 1e-3))
+    return statistics.median(rates)
+
+
+def _event_times(variants, calls, flush=None, lead_cycles=None):
+    """Interleaved per-call CUDA-event times in microseconds, per variant.
+
+    With `lead_cycles` (per variant), a GPU spin of that many cycles is queued before each call
+    (and before its flush): each call then keeps the device busier than the host takes to queue
+    it, so the host runs ahead of the device and a slow host (launch overhead) leaves no idle time
+    inside the timed span. The spin comes before the flush, so each call still starts right after
+    a flush, as without it."""
     names = list(variants)
     events = {n: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                   for _ in range(calls)] for n in names}
     torch.cuda.synchronize()
     for i in range(calls):
         for n in names:
+            if lead_cycles and lead_cycles[n]:
+                torch.cuda._sleep(lead_cycles[n])
             if flush is not None:
                 flush()
             s, e = events[n][i]
@@ -205,6 +240,14 @@ def bench(args, progress):
         _warm_up(fn)
     est = _event_times(variants, 10)
     slowest_us = max(statistics.median(v) for v in est.values())
+    # Launch gaps: when the host takes longer to queue a call than the flush keeps the device busy,
+    # the device idles between the start event and the call's kernels, and that idle time would
+    # count as GPU time. A spin of twice the variant's host enqueue time (at most 2 ms), queued
+    # before each cold call's flush, keeps the host ahead. Warm mode keeps plain back-to-back calls.
+    enqueue_us = {n: _host_enqueue_us(fn) for n, fn in variants.items()}
+    spin_rate = _spin_cycles_per_us()
+    lead_us = {n: min(2000.0, 2.0 * t) for n, t in enqueue_us.items()}
+    lead_cycles = {n: int(t * spin_rate) for n, t in lead_us.items()}
     calls = max(min_calls, min(5000, int(math.ceil(min_ms * 1e3 / max(slowest_us, 1.0)))))
 
     l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (60 << 20)
@@ -221,7 +264,8 @@ def bench(args, progress):
         progress(f"timing ({mode})", 0.2 + 0.6 * k / steps)
         clocks.sample(f"before {mode}")
         if mode == "cold":
-            record("cold", "gpu_us", _event_times(variants, calls, flush=lambda: flush_buf.fill_(k & 0xFF)))
+            record("cold", "gpu_us", _event_times(variants, calls, flush=lambda: flush_buf.fill_(k & 0xFF),
+                                                  lead_cycles=lead_cycles))
         elif mode == "warm":
             record("warm", "gpu_us", _event_times(variants, calls))
         elif mode == "graph":
@@ -269,7 +313,10 @@ def bench(args, progress):
                          "l2_bytes": l2, "wall": f"30 rounds of {per_round} back-to-back calls",
                          "tf32": False, "seed": seed, "timer": "CUDA events on the current stream",
                          "compile": "torch.compile default mode after torch._dynamo.reset()",
-                         "energy": "NVML total energy counter over a loop of at least 0.3 s"},
+                         "energy": "NVML total energy counter over a loop of at least 0.3 s",
+                         "lead_us": lead_us, "host_enqueue_us": enqueue_us,
+                         "spin_cycles_per_us": spin_rate,
+                         "lead": "cold: a GPU spin of lead_us (per variant) queued before each call's flush"},
               "environment": environment(nvml, clocks), "elapsed_s": time.monotonic() - started}
     progress("benchmarked", 1.0)
     return result
