@@ -408,7 +408,7 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
   if (op == "full_like.default") return float_literal(constant("fill_value", 1, 0.0));
   if (op == "scalar_tensor.default") return float_literal(constant("s", 0, 0.0));
   if (op == "triu.default" || op == "tril.default") {
-    remapped_ = true;
+    index_dependent_ = true;
     if (rank < 2) throw UnsupportedGroup(op + " needs at least two dimensions");
     auto diag = constant("diagonal", 1, 0).get<std::int64_t>();
     std::string x = X();

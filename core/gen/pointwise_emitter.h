@@ -58,8 +58,13 @@ class PointwiseEmitter {
                                             const std::vector<std::int64_t>& out_shape,
                                             const std::vector<std::string>& coords) const;
   // False once a view or an index-dependent op (triu, ...) was followed: such values are not
-  // a function of the same coordinates, so the 16-byte vector paths do not apply.
-  bool coordinates_preserved() const { return !remapped_; }
+  // a function of the same coordinates, so rules that substitute coordinates do not apply.
+  bool coordinates_preserved() const { return !remapped_ && !index_dependent_; }
+  // False once a view was followed: every read is then no longer of the element at the result's
+  // own coordinates (broadcast aside). Index-dependent ops (triu, tril) keep this: their value is
+  // computed from the coordinates each element is emitted with, so the pointwise rule's 16-byte
+  // path, which emits every lane with its own coordinates, still applies.
+  bool reads_in_place() const { return !remapped_; }
   // Emits raw statements (used by the rules for their own loops and loads).
   void emit_line(const std::string& line) { lines_.push_back(line); }
 
@@ -105,7 +110,8 @@ class PointwiseEmitter {
   std::string offset_suffix_ = "LL";
   std::map<std::string, std::string> flats_;  // coordinates|shape -> flat index
   int counter_ = 0;
-  bool remapped_ = false;
+  bool remapped_ = false;         // a view was followed
+  bool index_dependent_ = false;  // triu / tril: values computed from the coordinates
 };
 
 // Helpers shared by the rules.

@@ -21,6 +21,10 @@ struct ExtraBinding {
 // in blocks of 128 (revision 5) 68.13-68.26, a tie; four vectors 70.8; 256 threads with 4 steps
 // strided over the tensor 68.9; a single resident wave striding over the tensor 75.6.
 constexpr int kThreads = 128;
+// Kernels without a 16-byte path (index remapping views, fp16/bf16 results, a last dimension not a
+// multiple of 4) take kScalarSteps elements per thread, kThreads apart, so a block covers as many
+// bytes of an fp32 tensor as a vector block does.
+constexpr int kScalarSteps = 4;
 
 // How the statements of one kernel are written.
 // No streaming cache hints (__ldcs/__stcs): measured on the H200 they made the groups that used
@@ -140,7 +144,7 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     bind_all(probe, ctx, extra, Style{});
     compute(probe, ctx, k, unravel("i", S));
     const bool fp32 = ctx.outputs[k].dtype == "float32";
-    const bool try_vector = fp32 && !S.empty() && S.back() % 4 == 0 && probe.coordinates_preserved();
+    const bool try_vector = fp32 && !S.empty() && S.back() % 4 == 0 && probe.reads_in_place();
     const std::int64_t vectors = n / 4;
     const std::int64_t items = try_vector ? vectors : n;
     const std::int64_t grid = std::max<std::int64_t>(1, (items + kThreads - 1) / kThreads);
@@ -171,8 +175,20 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     std::string params = ctx.kernel_params();
     for (const auto& x : extra) params += fmt::format(",\n    const float* __restrict__ {}", x.param);
     std::string body;
+    std::int64_t launch_grid = grid;
     if (vector_loops.empty()) {
-      body += "  {  // one element per step\n" + grid_stride_loop(idx, sfx, n, 1, "flat", scalar) + "  }\n";
+      constexpr int chunk = kThreads * kScalarSteps;
+      launch_grid = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
+      body += fmt::format(
+          "  // {U} elements per thread, {T} apart: block b covers elements [{C} b, {C} (b + 1)).\n"
+          "  for ({idx} chunk = blockIdx.x * ({idx}){C}; chunk < {n}{sfx}; chunk += ({idx})gridDim.x * {C}) "
+          "{{\n"
+          "#pragma unroll\n"
+          "    for (int u = 0; u < {U}; ++u) {{\n"
+          "      const {idx} flat0 = chunk + u * {T} + threadIdx.x;\n"
+          "      if (flat0 < {n}{sfx}) {{\n{one}      }}\n    }}\n  }}\n",
+          fmt::arg("U", kScalarSteps), fmt::arg("T", kThreads), fmt::arg("C", chunk), fmt::arg("idx", idx),
+          fmt::arg("n", n), fmt::arg("sfx", sfx), fmt::arg("one", scalar({"flat0"}, 8)));
     } else {
       std::vector<std::string> pointers = {ctx.output_names[k]};
       for (const auto& t : float4_tensors) {
@@ -194,9 +210,10 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
           fmt::arg("sfx", sfx), fmt::arg("one", scalar_steps(ctx, k, extra, style, {"flat"}, 4)));
     }
     std::string how =
-        fmt::format("{} elements{}; {} blocks of {} threads covering it in one pass, one {} per thread{}", n,
-                    vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), grid, kThreads,
-                    vector_loops.empty() ? "element" : "vector", style.int32 ? ", 32-bit index math" : "");
+        fmt::format("{} elements{}; {} blocks of {} threads covering it in one pass, {} per thread{}", n,
+                    vector_loops.empty() ? "" : fmt::format(" as {} float4 vectors", vectors), launch_grid,
+                    kThreads, vector_loops.empty() ? fmt::format("{} elements", kScalarSteps) : "one vector",
+                    style.int32 ? ", 32-bit index math" : "");
     out.kernels += fmt::format(
         "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) "
         "{{\n{}}}\n\n",
@@ -205,7 +222,7 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     PlanStep step;
     step.type = "kernel";
     step.kernel = name;
-    step.grid = {grid, 1, 1};
+    step.grid = {launch_grid, 1, 1};
     step.block = {kThreads, 1, 1};
     step.args = ctx.plan_args();
     for (const auto& x : extra) step.args.push_back(PlanArg{x.ref, "", nullptr, ""});

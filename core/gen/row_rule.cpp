@@ -10,7 +10,7 @@ namespace nova {
 namespace {
 
 // Rows of at most this many values per lane of a warp are held by one warp (see generate).
-constexpr int kWarpRowFloats = 16;
+constexpr int kWarpRowFloats = 24;
 constexpr int kRowsPerBlock = 8;
 // Longer rows get a block, each thread kBlockRowItems steps (float4 vectors or elements) of the
 // row, in blocks of at most kMaxRowThreads threads.
@@ -151,7 +151,10 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   // "row kernels v6"): a block of 128 threads with 2 vectors each 37.22-37.50 us; a warp per row
   // with 8 vectors per lane (revision 5) 37.98-38.14; 64 threads with 4 vectors 38.08; 256 threads
   // with one vector 40.43; two rows per block of 256 threads 38.21. softmax_rows' rows of 8192
-  // floats keep revision 5's 512 threads with 4 vectors (92% of copy).
+  // floats keep revision 5's 512 threads with 4 vectors (92% of copy). Rows of 768 (mlp_block's
+  // layer norm, "revision 7"): a warp per row with 6 vectors per lane 10.88 us against 11.78-12.03
+  // for 96 threads with 2 vectors and 12.34 for 192 threads with one; rows of 512 (tiny_transformer)
+  // a warp per row 6.88-6.98, 64 threads x 2 vectors 7.17, 128 x 1 6.98.
   const bool warp_rows = (slots + 31) / 32 * W <= kWarpRowFloats;
   auto block_threads = [&](std::int64_t items_per_thread, std::int64_t most) {
     return static_cast<int>(std::clamp<std::int64_t>(

@@ -152,6 +152,38 @@ TEST(BuiltinGenerator, MemoryBoundChainsUseSixteenByteAccesses) {
   EXPECT_NE(c.cuda_source.find("one vector per thread"), std::string::npos);
 }
 
+TEST(BuiltinGenerator, CausalMaskEpilogueIsVectorisedAndScalarKernelsTakeFourElementsPerThread) {
+  ModelGraph g = load("tiny_transformer_block");
+  // Group 2: the attention scores (a library matmul), then / 8 and the causal mask (ones, triu,
+  // masked_fill) in one pass. The mask is computed from each lane's own coordinates, so the pass
+  // reads and writes 16 bytes at a time: 2^20 vectors, one per thread.
+  Candidate scores = BuiltinGenerator().generate(g, g.groups[2]);
+  ASSERT_FALSE(scores.declined.has_value()) << *scores.declined;
+  ASSERT_EQ(scores.plan.steps.size(), 2u);
+  EXPECT_EQ(scores.plan.steps[1].grid[0], 1048576 / 128);
+  EXPECT_NE(scores.cuda_source.find("*reinterpret_cast<const float4*>(tmp_matmul + (base0))"),
+            std::string::npos)
+      << scores.cuda_source;
+  // Lane 3 of a vector compares its own column with the row: (col + 3) - row >= 1 is masked.
+  EXPECT_NE(scores.cuda_source.find("((((base0 % 256) + 3) - ((base0 / 256) % 256)) >= 1LL)"),
+            std::string::npos)
+      << scores.cuda_source;
+  // Group 1: the qkv projection, then the head split (views that move elements): no 16-byte path.
+  // Each thread takes 4 elements, 128 apart, so a block covers 2 KB as the vector kernels do.
+  Candidate qkv = BuiltinGenerator().generate(g, g.groups[1]);
+  ASSERT_FALSE(qkv.declined.has_value()) << *qkv.declined;
+  int scalar_kernels = 0;
+  for (const auto& step : qkv.plan.steps)
+    if (step.type == "kernel") {
+      EXPECT_EQ(step.block[0], 128);
+      EXPECT_EQ(step.grid[0], 1048576 / 512);
+      ++scalar_kernels;
+    }
+  EXPECT_EQ(scalar_kernels, 3);  // q, k, v
+  EXPECT_EQ(qkv.cuda_source.find("float4"), std::string::npos);
+  EXPECT_NE(qkv.cuda_source.find("4 elements per thread, 128 apart"), std::string::npos) << qkv.cuda_source;
+}
+
 // softmax_rows' graph with every tensor reshaped to rows x length (all its tensors are the input's shape).
 ModelGraph softmax_rows_of(std::int64_t rows, std::int64_t length) {
   ModelGraph g = load("softmax_rows");
@@ -167,9 +199,9 @@ ModelGraph softmax_rows_of(std::int64_t rows, std::int64_t length) {
   return g;
 }
 
-// The row kernels' layout follows the row length (measured on the H200 for rows of 1024 and 8192
-// floats: docs/perf-notes.md, "row kernels v6"); each block reduction has its own scratch row,
-// since block_reduce no longer waits before writing it.
+// The row kernels' layout follows the row length (measured on the H200 for rows of 512, 768, 1024
+// and 8192 floats: docs/perf-notes.md, "row kernels v6" and "revision 7"); each block reduction has
+// its own scratch row, since block_reduce no longer waits before writing it.
 TEST(BuiltinGenerator, RowKernelsTakeAWarpOrABlockPerRowByRowLength) {
   struct Case {
     std::string name;
@@ -178,7 +210,7 @@ TEST(BuiltinGenerator, RowKernelsTakeAWarpOrABlockPerRowByRowLength) {
   };
   for (const auto& c : std::vector<Case>{{"layernorm_gelu", 0, 128, 16384},  // 1024: 128 threads x 2 float4
                                          {"softmax_rows", 0, 512, 4096},     // 8192: 512 threads x 4 float4
-                                         {"mlp_block", 0, 96, 4096},         // 768: 96 threads x 2 float4
+                                         {"mlp_block", 0, 256, 512},         // 768: a warp per row
                                          {"tiny_transformer_block", 0, 256, 256}}) {  // 512: a warp per row
     SCOPED_TRACE(c.name);
     ModelGraph g = load(c.name);
