@@ -173,7 +173,11 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
 
     std::string name = fmt::format("nova_g{}_{}_{}", ctx.group.id, kernel_prefix, k);
     std::string params = ctx.kernel_params();
-    for (const auto& x : extra) params += fmt::format(",\n    const float* __restrict__ {}", x.param);
+    // A library step's result (a temp) is read through its own element type: fp16 and bf16 models'
+    // library calls return fp16 and bf16 tensors.
+    for (const auto& x : extra)
+      params += fmt::format(",\n    const {}* __restrict__ {}",
+                            PointwiseEmitter::storage_type(probe.info(x.tensor).dtype), x.param);
     std::string body;
     std::int64_t launch_grid = grid;
     if (vector_loops.empty()) {

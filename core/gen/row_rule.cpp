@@ -155,7 +155,10 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   // layer norm, "revision 7"): a warp per row with 6 vectors per lane 10.88 us against 11.78-12.03
   // for 96 threads with 2 vectors and 12.34 for 192 threads with one; rows of 512 (tiny_transformer)
   // a warp per row 6.88-6.98, 64 threads x 2 vectors 7.17, 128 x 1 6.98.
-  const bool warp_rows = (slots + 31) / 32 * W <= kWarpRowFloats;
+  // Both bounds count: values per lane (registers) and steps per lane (loads; an fp16 row is read one
+  // element per step, so 768 of them would be 24 steps per lane).
+  const std::int64_t lane_steps = (slots + 31) / 32;
+  const bool warp_rows = lane_steps * W <= kWarpRowFloats && lane_steps <= kMaxRowItems;
   auto block_threads = [&](std::int64_t items_per_thread, std::int64_t most) {
     return static_cast<int>(std::clamp<std::int64_t>(
         ((slots + items_per_thread - 1) / items_per_thread + 31) / 32 * 32, 64, most));

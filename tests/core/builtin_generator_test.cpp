@@ -4,6 +4,7 @@
 #include "core/gen/builtin_generator.h"
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -54,6 +55,69 @@ int kernel_param_count(const std::string& source, const std::string& kernel) {
     if (c == ',' && depth == 0) ++count;
   }
   return -1;
+}
+
+// The parameter declarations of an extern "C" kernel in the source ("const __half* __restrict__ in_x").
+std::vector<std::string> kernel_params(const std::string& source, const std::string& kernel) {
+  auto pos = source.find(kernel + "(");
+  if (pos == std::string::npos) return {};
+  auto end = source.find(')', pos);
+  std::vector<std::string> params;
+  std::stringstream list(source.substr(pos + kernel.size() + 1, end - pos - kernel.size() - 1));
+  for (std::string p; std::getline(list, p, ',');) params.push_back(p);
+  return params;
+}
+
+// A graph with every float32 tensor retyped to `dtype` (float16, bfloat16): the same model in half
+// precision, as intake records it when the model's parameters and inputs are half.
+ModelGraph retyped(const std::string& name, const std::string& dtype) {
+  std::string text = read(test::fixtures_dir() / "graphs" / (name + ".json"));
+  const std::string from = "\"float32\"", to = "\"" + dtype + "\"";
+  for (std::size_t p; (p = text.find(from)) != std::string::npos;) text.replace(p, from.size(), to);
+  return nlohmann::json::parse(text).get<ModelGraph>();
+}
+
+TEST(BuiltinGenerator, HalfAndBfloat16ModelsGetKernelsThatReadEveryBufferThroughItsOwnType) {
+  NvrtcCompiler nvrtc(test::scratch_dir("generator_nvrtc_half"));
+  BuiltinGenerator gen;
+  const std::map<std::string, std::string> storage = {
+      {"float16", "__half"}, {"bfloat16", "__nv_bfloat16"}, {"float32", "float"}};
+  int kernels = 0, temps_read = 0;
+  for (const std::string dtype : {"float16", "bfloat16"})
+    for (const auto& name : all_graphs()) {
+      ModelGraph g = retyped(name, dtype);
+      for (const auto& group : g.groups) {
+        SCOPED_TRACE(fmt::format("{} {} group {}", dtype, name, group.id));
+        Candidate c = gen.generate(g, group);
+        ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+        for (const auto& t : c.plan.outputs) EXPECT_EQ(t.dtype, dtype) << t.name;
+        for (const auto& s : c.plan.steps) {
+          if (s.type != "kernel") continue;
+          ++kernels;
+          auto params = kernel_params(c.cuda_source, s.kernel);
+          ASSERT_EQ(params.size(), s.args.size()) << s.kernel;
+          for (std::size_t i = 0; i < s.args.size(); ++i) {
+            const std::string& ref = s.args[i].ref;
+            if (ref.empty()) continue;
+            const std::size_t k = std::stoul(ref.substr(ref.find(':') + 1));
+            const auto& list = ref.rfind("input", 0) == 0    ? c.plan.inputs
+                               : ref.rfind("output", 0) == 0 ? c.plan.outputs
+                                                             : c.plan.temps;
+            ASSERT_LT(k, list.size()) << ref;
+            if (!storage.count(list[k].dtype)) continue;  // bool and integer buffers
+            const std::string type = storage.at(list[k].dtype) + "*";
+            EXPECT_NE(params[i].find(type), std::string::npos)
+                << s.kernel << " parameter " << i << " (" << ref << ", " << list[k].dtype
+                << "): " << params[i];
+            if (ref.rfind("temp", 0) == 0) ++temps_read;
+          }
+        }
+        NvrtcResult r = nvrtc.compile(c.cuda_source, name + ".cu", "sm_90");
+        EXPECT_TRUE(r.ok) << r.log;
+      }
+    }
+  EXPECT_GE(kernels, 50);
+  EXPECT_GE(temps_read, 10);  // the library steps' results: half tensors, read as half
 }
 
 TEST(BuiltinGenerator, EveryGroupOfEveryExampleGeneratesAndCompilesWithNvrtc) {
