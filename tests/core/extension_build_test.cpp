@@ -15,13 +15,22 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-TEST(ExtensionBuild, TheSeedCandidatesExtensionCompilesWithNvcc) {
-  std::ifstream in(test::fixtures_dir() / "graphs" / "conv2d_min_add_multiply.json");
-  ModelGraph g = nlohmann::json::parse(in).get<ModelGraph>();
-  Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
-  ASSERT_FALSE(c.declined.has_value());
+// A recorded graph; with `dtype`, every float32 tensor in it retyped (the model in half precision).
+ModelGraph load_graph(const std::string& name, const std::string& dtype = "float32") {
+  std::ifstream in(test::fixtures_dir() / "graphs" / (name + ".json"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  const std::string from = "\"float32\"", to = "\"" + dtype + "\"";
+  for (std::size_t p = 0; (p = text.find(from, p)) != std::string::npos; p += to.size())
+    text.replace(p, from.size(), to);
+  return nlohmann::json::parse(text).get<ModelGraph>();
+}
+
+// Compiles a candidate's extension source with nvcc (object file only), as `pip install` would.
+void expect_extension_compiles(const Candidate& c, const std::string& module) {
   fs::path dir = test::scratch_dir("extension_build");
-  fs::path source = dir / "nova_seed_ext.cu";
+  fs::path source = dir / (module + ".cu");
   std::ofstream(source) << c.extension_source;
 
   // Include folders of the worker Python's torch and of Python itself (pybind11 needs Python.h).
@@ -36,17 +45,36 @@ TEST(ExtensionBuild, TheSeedCandidatesExtensionCompilesWithNvcc) {
                                   "-std=c++17",
                                   "-arch=sm_90",
                                   "-D_GLIBCXX_USE_CXX11_ABI=1",
-                                  "-DTORCH_EXTENSION_NAME=nova_seed_ext",
+                                  "-DTORCH_EXTENSION_NAME=" + module,
                                   source.string(),
                                   "-o",
-                                  (dir / "nova_seed_ext.o").string()};
+                                  (dir / (module + ".o")).string()};
   std::istringstream lines(paths.out);
   for (std::string line; std::getline(lines, line);)
     if (!line.empty()) cmd.push_back("-I" + line);
   auto r = ChildProcess::run(cmd, env, 900s);
   ASSERT_FALSE(r.timed_out);
   EXPECT_TRUE(r.status.exited && r.status.code == 0) << r.out << r.err;
-  EXPECT_TRUE(fs::exists(dir / "nova_seed_ext.o"));
+  EXPECT_TRUE(fs::exists(dir / (module + ".o")));
+}
+
+TEST(ExtensionBuild, TheSeedCandidatesExtensionCompilesWithNvcc) {
+  ModelGraph g = load_graph("conv2d_min_add_multiply");
+  Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
+  ASSERT_FALSE(c.declined.has_value());
+  expect_extension_compiles(c, "nova_seed_ext");
+}
+
+TEST(ExtensionBuild, AHalfPrecisionLibraryPlusEpilogueExtensionCompilesWithNvcc) {
+  // tiny_transformer_block's qkv projection with every tensor in fp16: a library linear whose fp16
+  // result three kernels read (the head split), passed to them as __half pointers.
+  ModelGraph g = load_graph("tiny_transformer_block", "float16");
+  Candidate c = BuiltinGenerator().generate(g, g.groups[1]);
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  ASSERT_EQ(c.plan.temps.size(), 1u);
+  EXPECT_EQ(c.plan.temps[0].dtype, "float16");
+  EXPECT_NE(c.extension_source.find("reinterpret_cast<__half*>(temp_0.data_ptr())"), std::string::npos);
+  expect_extension_compiles(c, "nova_half_ext");
 }
 
 }  // namespace
