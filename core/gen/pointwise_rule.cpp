@@ -109,21 +109,33 @@ std::string vector_steps(const GroupContext& ctx, std::size_t k, const std::vect
   return code;
 }
 
-// The grid-stride loop over `count` items (elements, or float4 vectors when `width` is 4), one item
-// per thread per pass; the grid covers the tensor in one pass, so each thread normally runs it once.
-// `steps(names, indent)` writes the statements for the item whose flat element index is `names[0]`.
+// The grid-stride loop over `vectors` float4 vectors, one per thread per pass; the grid covers the
+// tensor in one pass, so each thread normally runs it once. `steps(names, indent)` writes the
+// statements for the vector whose first element's flat index is `names[0]`.
 template <typename Steps>
-std::string grid_stride_loop(const std::string& idx, const std::string& suffix, std::int64_t count, int width,
-                             const std::string& var, Steps steps) {
-  const std::string scale = width == 1 ? "" : fmt::format(" * {}", width);
-  const std::string name = var + "0";
+std::string vector_loop(const std::string& idx, const std::string& suffix, std::int64_t vectors,
+                        Steps steps) {
   return fmt::format(
       "    const {idx} stride = ({idx})gridDim.x * {T};\n"
       "    for ({idx} pos = blockIdx.x * ({idx}){T} + threadIdx.x; pos < {count}{sfx}; pos += stride) {{\n"
-      "      const {idx} {name} = pos{scale};\n{main}    }}\n",
-      fmt::arg("idx", idx), fmt::arg("T", kThreads), fmt::arg("count", count), fmt::arg("sfx", suffix),
-      fmt::arg("name", name), fmt::arg("scale", scale),
-      fmt::arg("main", steps(std::vector<std::string>{name}, 6)));
+      "      const {idx} base0 = pos * 4;\n{main}    }}\n",
+      fmt::arg("idx", idx), fmt::arg("T", kThreads), fmt::arg("count", vectors), fmt::arg("sfx", suffix),
+      fmt::arg("main", steps(std::vector<std::string>{"base0"}, 6)));
+}
+
+// The loop of a kernel without a 16-byte path: kScalarSteps elements per thread, kThreads apart, a
+// block per chunk of kThreads * kScalarSteps elements. `one` holds the statements for element `flat0`.
+std::string scalar_loop(const std::string& idx, const std::string& suffix, std::int64_t count,
+                        const std::string& one) {
+  return fmt::format(
+      "  // {U} elements per thread, {T} apart: block b covers elements [{C} b, {C} (b + 1)).\n"
+      "  for ({idx} chunk = blockIdx.x * ({idx}){C}; chunk < {n}{sfx}; chunk += ({idx})gridDim.x * {C}) {{\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < {U}; ++u) {{\n"
+      "      const {idx} flat0 = chunk + u * {T} + threadIdx.x;\n"
+      "      if (flat0 < {n}{sfx}) {{\n{one}      }}\n    }}\n  }}\n",
+      fmt::arg("U", kScalarSteps), fmt::arg("T", kThreads), fmt::arg("C", kThreads * kScalarSteps),
+      fmt::arg("idx", idx), fmt::arg("n", count), fmt::arg("sfx", suffix), fmt::arg("one", one));
 }
 
 }  // namespace
@@ -165,13 +177,9 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     std::string vector_loops;
     if (try_vector &&
         !vector_steps(ctx, k, extra, style, probe.memory_reads(), {"base"}, 6, &float4_tensors).empty())
-      vector_loops = grid_stride_loop(
-          idx, sfx, vectors, 4, "base", [&](const std::vector<std::string>& names, int indent) {
-            return vector_steps(ctx, k, extra, style, probe.memory_reads(), names, indent);
-          });
-    auto scalar = [&](const std::vector<std::string>& names, int indent) {
-      return scalar_steps(ctx, k, extra, style, names, indent);
-    };
+      vector_loops = vector_loop(idx, sfx, vectors, [&](const std::vector<std::string>& names, int indent) {
+        return vector_steps(ctx, k, extra, style, probe.memory_reads(), names, indent);
+      });
 
     std::string name = fmt::format("nova_g{}_{}_{}", ctx.group.id, kernel_prefix, k);
     std::string params = ctx.kernel_params();
@@ -183,18 +191,8 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     std::string body;
     std::int64_t launch_grid = grid;
     if (vector_loops.empty()) {
-      constexpr int chunk = kThreads * kScalarSteps;
-      launch_grid = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
-      body += fmt::format(
-          "  // {U} elements per thread, {T} apart: block b covers elements [{C} b, {C} (b + 1)).\n"
-          "  for ({idx} chunk = blockIdx.x * ({idx}){C}; chunk < {n}{sfx}; chunk += ({idx})gridDim.x * {C}) "
-          "{{\n"
-          "#pragma unroll\n"
-          "    for (int u = 0; u < {U}; ++u) {{\n"
-          "      const {idx} flat0 = chunk + u * {T} + threadIdx.x;\n"
-          "      if (flat0 < {n}{sfx}) {{\n{one}      }}\n    }}\n  }}\n",
-          fmt::arg("U", kScalarSteps), fmt::arg("T", kThreads), fmt::arg("C", chunk), fmt::arg("idx", idx),
-          fmt::arg("n", n), fmt::arg("sfx", sfx), fmt::arg("one", scalar({"flat0"}, 8)));
+      launch_grid = std::max<std::int64_t>(1, (n + kThreads * kScalarSteps - 1) / (kThreads * kScalarSteps));
+      body += scalar_loop(idx, sfx, n, scalar_steps(ctx, k, extra, style, {"flat0"}, 8));
     } else {
       std::vector<std::string> pointers = {ctx.output_names[k]};
       for (const auto& t : float4_tensors) {

@@ -15,6 +15,7 @@
 
 #include "core/build/nvrtc_compiler.h"
 #include "core/verify/static_checker.h"
+#include "support/graph_fixtures.h"
 #include "support/test_paths.h"
 
 namespace nova {
@@ -28,10 +29,6 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-ModelGraph load(const std::string& name) {
-  return nlohmann::json::parse(read(test::fixtures_dir() / "graphs" / (name + ".json"))).get<ModelGraph>();
-}
-
 std::vector<std::string> all_graphs() {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(test::fixtures_dir() / "graphs"))
@@ -40,41 +37,24 @@ std::vector<std::string> all_graphs() {
   return names;
 }
 
-// Parameters of an extern "C" kernel in the source, counted by commas at depth 0.
-int kernel_param_count(const std::string& source, const std::string& kernel) {
-  auto pos = source.find(kernel + "(");
-  if (pos == std::string::npos) return -1;
-  int depth = 0, count = 1;
-  for (auto i = pos + kernel.size() + 1; i < source.size(); ++i) {
-    char c = source[i];
-    if (c == '(') ++depth;
-    if (c == ')') {
-      if (depth == 0) return count;
-      --depth;
-    }
-    if (c == ',' && depth == 0) ++count;
-  }
-  return -1;
-}
-
-// The parameter declarations of an extern "C" kernel in the source ("const __half* __restrict__ in_x").
+// The parameter declarations of an extern "C" kernel in the source ("const __half* __restrict__ in_x"),
+// split at commas outside parentheses; empty if the kernel is not there.
 std::vector<std::string> kernel_params(const std::string& source, const std::string& kernel) {
   auto pos = source.find(kernel + "(");
   if (pos == std::string::npos) return {};
-  auto end = source.find(')', pos);
-  std::vector<std::string> params;
-  std::stringstream list(source.substr(pos + kernel.size() + 1, end - pos - kernel.size() - 1));
-  for (std::string p; std::getline(list, p, ',');) params.push_back(p);
-  return params;
-}
-
-// A graph with every float32 tensor retyped to `dtype` (float16, bfloat16): the same model in half
-// precision, as intake records it when the model's parameters and inputs are half.
-ModelGraph retyped(const std::string& name, const std::string& dtype) {
-  std::string text = read(test::fixtures_dir() / "graphs" / (name + ".json"));
-  const std::string from = "\"float32\"", to = "\"" + dtype + "\"";
-  for (std::size_t p; (p = text.find(from)) != std::string::npos;) text.replace(p, from.size(), to);
-  return nlohmann::json::parse(text).get<ModelGraph>();
+  std::vector<std::string> params(1);
+  int depth = 0;
+  for (auto i = pos + kernel.size() + 1; i < source.size(); ++i) {
+    const char c = source[i];
+    if (c == ')' && depth == 0) return params;
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0)
+      params.emplace_back();
+    else
+      params.back() += c;
+  }
+  return {};
 }
 
 TEST(BuiltinGenerator, HalfAndBfloat16ModelsGetKernelsThatReadEveryBufferThroughItsOwnType) {
@@ -85,7 +65,7 @@ TEST(BuiltinGenerator, HalfAndBfloat16ModelsGetKernelsThatReadEveryBufferThrough
   int kernels = 0, temps_read = 0;
   for (const std::string dtype : {"float16", "bfloat16"})
     for (const auto& name : all_graphs()) {
-      ModelGraph g = retyped(name, dtype);
+      ModelGraph g = test::graph_fixture(name, dtype);
       for (const auto& group : g.groups) {
         SCOPED_TRACE(fmt::format("{} {} group {}", dtype, name, group.id));
         Candidate c = gen.generate(g, group);
@@ -127,7 +107,7 @@ TEST(BuiltinGenerator, EveryGroupOfEveryExampleGeneratesAndCompilesWithNvrtc) {
   ASSERT_GE(names.size(), 14u);
   int groups = 0;
   for (const auto& name : names) {
-    ModelGraph g = load(name);
+    ModelGraph g = test::graph_fixture(name);
     for (const auto& group : g.groups) {
       ++groups;
       SCOPED_TRACE(name + " group " + std::to_string(group.id));
@@ -139,7 +119,7 @@ TEST(BuiltinGenerator, EveryGroupOfEveryExampleGeneratesAndCompilesWithNvrtc) {
       ASSERT_FALSE(c.plan.steps.empty());
       for (const auto& s : c.plan.steps) {
         if (s.type != "kernel") continue;
-        EXPECT_EQ(kernel_param_count(c.cuda_source, s.kernel), static_cast<int>(s.args.size())) << s.kernel;
+        EXPECT_EQ(kernel_params(c.cuda_source, s.kernel).size(), s.args.size()) << s.kernel;
         EXPECT_GE(s.grid[0], 1);
         EXPECT_LE(s.block[0] * s.block[1] * s.block[2], 1024);
       }
@@ -174,7 +154,7 @@ TEST(BuiltinGenerator, SeedDemosPickTheFusedRulesAndMatchTheGoldenCode) {
   BuiltinGenerator gen;
   for (const auto& [name, rule] : std::vector<std::pair<std::string, std::string>>{
            {"conv2d_min_add_multiply", "conv2d_direct"}, {"matmul_scaling_residual_add", "gemm_tiled"}}) {
-    ModelGraph g = load(name);
+    ModelGraph g = test::graph_fixture(name);
     ASSERT_EQ(g.groups.size(), 1u);
     Candidate c = gen.generate(g, g.groups[0]);
     EXPECT_EQ(c.origin.rule, rule);
@@ -190,7 +170,7 @@ TEST(BuiltinGenerator, SeedDemosPickTheFusedRulesAndMatchTheGoldenCode) {
 }
 
 TEST(BuiltinGenerator, FusesTheWholeSeedEpilogueIntoTheConvolution) {
-  ModelGraph g = load("conv2d_min_add_multiply");
+  ModelGraph g = test::graph_fixture("conv2d_min_add_multiply");
   Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
   // min with the lifted constant, the bias add and the scale all happen before the single store.
   EXPECT_NE(c.cuda_source.find("nova::minimumf_(conv, "), std::string::npos);
@@ -203,12 +183,12 @@ TEST(BuiltinGenerator, FusesTheWholeSeedEpilogueIntoTheConvolution) {
 
 TEST(BuiltinGenerator, MemoryBoundChainsUseSixteenByteAccesses) {
   for (const char* name : {"swish_bias_clamp", "softmax_rows", "layernorm_gelu"}) {
-    ModelGraph g = load(name);
+    ModelGraph g = test::graph_fixture(name);
     Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
     EXPECT_NE(c.cuda_source.find("float4"), std::string::npos) << name;
   }
   // Pointwise kernels: one float4 per thread, blocks of 128, one pass over swish's 2^23 vectors.
-  ModelGraph g = load("swish_bias_clamp");
+  ModelGraph g = test::graph_fixture("swish_bias_clamp");
   Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
   ASSERT_EQ(c.plan.steps.size(), 1u);
   EXPECT_EQ(c.plan.steps[0].block[0], 128);
@@ -217,7 +197,7 @@ TEST(BuiltinGenerator, MemoryBoundChainsUseSixteenByteAccesses) {
 }
 
 TEST(BuiltinGenerator, CausalMaskEpilogueIsVectorisedAndScalarKernelsTakeFourElementsPerThread) {
-  ModelGraph g = load("tiny_transformer_block");
+  ModelGraph g = test::graph_fixture("tiny_transformer_block");
   // Group 2: the attention scores (a library matmul), then / 8 and the causal mask (ones, triu,
   // masked_fill) in one pass. The mask is computed from each lane's own coordinates, so the pass
   // reads and writes 16 bytes at a time: 2^20 vectors, one per thread.
@@ -250,7 +230,7 @@ TEST(BuiltinGenerator, CausalMaskEpilogueIsVectorisedAndScalarKernelsTakeFourEle
 
 // softmax_rows' graph with every tensor reshaped to rows x length (all its tensors are the input's shape).
 ModelGraph softmax_rows_of(std::int64_t rows, std::int64_t length) {
-  ModelGraph g = load("softmax_rows");
+  ModelGraph g = test::graph_fixture("softmax_rows");
   auto reshape = [&](auto& tensors) {
     for (auto& t : tensors) {
       t.shape = {rows, length};
@@ -277,7 +257,7 @@ TEST(BuiltinGenerator, RowKernelsTakeAWarpOrABlockPerRowByRowLength) {
                                          {"mlp_block", 0, 256, 512},         // 768: a warp per row
                                          {"tiny_transformer_block", 0, 256, 256}}) {  // 512: a warp per row
     SCOPED_TRACE(c.name);
-    ModelGraph g = load(c.name);
+    ModelGraph g = test::graph_fixture(c.name);
     Candidate k = BuiltinGenerator().generate(g, g.groups[c.group]);
     ASSERT_FALSE(k.declined.has_value()) << *k.declined;
     ASSERT_EQ(k.plan.steps.size(), 1u);
@@ -308,7 +288,7 @@ TEST(BuiltinGenerator, RowKernelsTakeAWarpOrABlockPerRowByRowLength) {
 }
 
 TEST(BuiltinGenerator, LargeProblemsRunTheModelsOwnLibraryCallThenOneFusedEpiloguePass) {
-  ModelGraph g = load("linear_relu_bias");
+  ModelGraph g = test::graph_fixture("linear_relu_bias");
   Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
   EXPECT_EQ(c.origin.rule, "gemm_library+epilogue");
   ASSERT_EQ(c.plan.steps.size(), 2u);
@@ -322,7 +302,7 @@ TEST(BuiltinGenerator, LargeProblemsRunTheModelsOwnLibraryCallThenOneFusedEpilog
            {"matmul_scaling_residual_add_large.graph", "gemm_library+epilogue", "aten.linear.default"},
            {"conv2d_min_add_multiply_large.graph", "conv2d_library+epilogue", "aten.conv2d.default"}}) {
     SCOPED_TRACE(name);
-    ModelGraph big = load(name);
+    ModelGraph big = test::graph_fixture(name);
     ASSERT_EQ(big.groups.size(), 1u);
     const GraphNode* anchor = big.node(*big.groups[0].anchor);
     ASSERT_NE(anchor, nullptr);
@@ -349,7 +329,7 @@ TEST(BuiltinGenerator, LargeProblemsRunTheModelsOwnLibraryCallThenOneFusedEpilog
 }
 
 TEST(BuiltinGenerator, CandidateJsonRoundTrips) {
-  ModelGraph g = load("tiny_transformer_block");
+  ModelGraph g = test::graph_fixture("tiny_transformer_block");
   for (const auto& group : g.groups) {
     Candidate c = BuiltinGenerator().generate(g, group);
     EXPECT_EQ(nlohmann::json(c).get<Candidate>(), c);
@@ -357,7 +337,7 @@ TEST(BuiltinGenerator, CandidateJsonRoundTrips) {
 }
 
 TEST(BuiltinGenerator, DeclinesWhatNoRuleCoversWithTheReason) {
-  ModelGraph g = load("swish_bias_clamp");
+  ModelGraph g = test::graph_fixture("swish_bias_clamp");
   g.nodes[0].target = "aten.special_bessel_j0.default";
   Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
   ASSERT_TRUE(c.declined.has_value());

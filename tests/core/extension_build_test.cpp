@@ -8,24 +8,13 @@
 #include "core/env/settings.h"
 #include "core/gen/builtin_generator.h"
 #include "core/worker/child_process.h"
+#include "support/graph_fixtures.h"
 #include "support/test_paths.h"
 
 namespace nova {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// A recorded graph; with `dtype`, every float32 tensor in it retyped (the model in half precision).
-ModelGraph load_graph(const std::string& name, const std::string& dtype = "float32") {
-  std::ifstream in(test::fixtures_dir() / "graphs" / (name + ".json"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
-  const std::string from = "\"float32\"", to = "\"" + dtype + "\"";
-  for (std::size_t p = 0; (p = text.find(from, p)) != std::string::npos; p += to.size())
-    text.replace(p, from.size(), to);
-  return nlohmann::json::parse(text).get<ModelGraph>();
-}
 
 // Compiles a candidate's extension source with nvcc (object file only), as `pip install` would.
 void expect_extension_compiles(const Candidate& c, const std::string& module) {
@@ -59,7 +48,7 @@ void expect_extension_compiles(const Candidate& c, const std::string& module) {
 }
 
 TEST(ExtensionBuild, TheSeedCandidatesExtensionCompilesWithNvcc) {
-  ModelGraph g = load_graph("conv2d_min_add_multiply");
+  ModelGraph g = test::graph_fixture("conv2d_min_add_multiply");
   Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
   ASSERT_FALSE(c.declined.has_value());
   expect_extension_compiles(c, "nova_seed_ext");
@@ -68,7 +57,7 @@ TEST(ExtensionBuild, TheSeedCandidatesExtensionCompilesWithNvcc) {
 TEST(ExtensionBuild, AHalfPrecisionLibraryPlusEpilogueExtensionCompilesWithNvcc) {
   // tiny_transformer_block's qkv projection with every tensor in fp16: a library linear whose fp16
   // result three kernels read (the head split), passed to them as __half pointers.
-  ModelGraph g = load_graph("tiny_transformer_block", "float16");
+  ModelGraph g = test::graph_fixture("tiny_transformer_block", "float16");
   Candidate c = BuiltinGenerator().generate(g, g.groups[1]);
   ASSERT_FALSE(c.declined.has_value()) << *c.declined;
   ASSERT_EQ(c.plan.temps.size(), 1u);
