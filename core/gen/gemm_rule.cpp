@@ -81,7 +81,11 @@ RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g) {
   // The library call is the model's own op with its own arguments (what eager runs), then one fused
   // pass for the epilogue. Folding a scaling epilogue into addmm's alpha and beta is not done: with
   // beta != 1, addmm no longer takes cuBLASLt's fused-bias path and first copies the broadcast bias
-  // into the whole result, an extra pass as large as the epilogue it saves.
+  // into the whole result, an extra pass as large as the epilogue it saves. Calling mm without the
+  // bias and adding it in the epilogue (what torch.compile does for fp32) was measured on the H200
+  // (docs/perf-notes.md, sixth session, run E): a tie where cuBLAS runs the same kernel as eager,
+  // and where it is faster (1.20x on mlp_block's 4096x3072 -> 768) cuBLAS picks another kernel whose
+  // sums differ from eager's by 7.8e-4 at outputs near zero: it fails the 1e-4 check against eager.
   out.plan.temps.push_back({result.name, result.shape, result.dtype});
   PlanStep step;
   step.type = "library";

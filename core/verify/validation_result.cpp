@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace nova {
 using nlohmann::json;
 
@@ -19,6 +21,35 @@ std::optional<double> worst(std::optional<double> a, std::optional<double> b) {
   if (!b) return a;
   return std::max(*a, *b);
 }
+// The note for a candidate that failed only on tolerance against eager while it is, in every failing
+// trial, at least as close to the float64 reference as eager: another summation order (a different
+// GEMM kernel, say) rounds differently from eager's, and where sums cancel to near zero the
+// difference exceeds the absolute tolerance. It still fails; the note tells the user why.
+std::optional<std::string> rounding_note(const std::vector<TrialSummary>& trials) {
+  double worst_candidate = 0, worst_eager = 0;
+  bool any_failed = false;
+  for (const auto& t : trials) {
+    if (t.ok) continue;
+    any_failed = true;
+    if (!t.runs_agree || t.problems.empty() || !t.max_abs_vs_fp64 || !t.eager_max_abs_vs_fp64)
+      return std::nullopt;
+    for (const auto& p : t.problems)
+      if (p.find("exceeds tolerance") == std::string::npos) return std::nullopt;
+    if (!std::isfinite(*t.max_abs_vs_fp64) || *t.max_abs_vs_fp64 > *t.eager_max_abs_vs_fp64)
+      return std::nullopt;
+    worst_candidate = std::max(worst_candidate, *t.max_abs_vs_fp64);
+    worst_eager = std::max(worst_eager, *t.eager_max_abs_vs_fp64);
+  }
+  if (!any_failed) return std::nullopt;
+  return fmt::format(
+      "every failing trial is at least as close to the float64 reference as eager (max abs error {:.3g} "
+      "against "
+      "eager's {:.3g}): the differences from eager look like rounding in another summation order, not a "
+      "wrong "
+      "result; the check against eager still fails it",
+      worst_candidate, worst_eager);
+}
+
 json opt(const std::optional<double>& v) {
   if (!v) return nullptr;
   if (std::isinf(*v)) return "inf";
@@ -48,6 +79,7 @@ void ValidationResult::merge_worker_result(const json& w) {
   for (const auto& c : w.value("checks", json::array())) checks.push_back(c.get<CheckResult>());
   for (const auto& f : w.value("flags", std::vector<std::string>{})) flags.push_back(f);
   for (const auto& f : w.value("warnings", std::vector<std::string>{})) warnings.push_back(f);
+  if (auto note = rounding_note(trials)) warnings.push_back(*note);
   environment = w.value("environment", json::object());
   method = w.value("method", json::object());
   if (w.contains("load_s")) build_s += w["load_s"].get<double>();

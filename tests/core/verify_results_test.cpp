@@ -3,6 +3,7 @@
 // crashes turned into a plain verdict, and `nova validate` without a GPU.
 #include <algorithm>
 #include <atomic>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -69,6 +70,48 @@ TEST(ValidationResult, MergesTheWorkersAnswerAndRoundTripsThroughJson) {
   EXPECT_EQ(v.warnings.size(), 1u);
   ValidationResult back = json(v).get<ValidationResult>();
   EXPECT_EQ(back, v);
+}
+
+json recorded_worker_answer(const std::string& name) {
+  std::ifstream f(test::fixtures_dir() / "validation" / name);
+  return json::parse(f);
+}
+
+// Recorded on the H200 (device run E, docs/perf-notes.md): mlp_block's down projection and
+// residual add with cuBLAS mm and the bias moved into the epilogue. cuBLAS picked another kernel
+// than eager's addmm: 7.5e-4 from eager at outputs near zero, while closer to float64 than eager.
+TEST(ValidationResult, SaysWhenAFailingCandidateIsCloserToFloat64ThanEagerIs) {
+  ValidationResult v;
+  v.merge_worker_result(recorded_worker_answer("mlp_block_g3.mm_without_bias.h200.json"));
+  EXPECT_FALSE(v.raw.value("passed", true));
+  ASSERT_EQ(v.trials.size(), 5u);
+  EXPECT_EQ(v.trials_passed(), 0);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("at least as close to the float64 reference as eager (max abs error 0.000161 "
+                               "against eager's 0.000748)"),
+            std::string::npos)
+      << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find("still fails"), std::string::npos);
+
+  // The same trials with one candidate further from float64 than eager: no such note.
+  json w = recorded_worker_answer("mlp_block_g3.mm_without_bias.h200.json");
+  w["trials"][2]["outputs"][0]["vs_fp64"]["max_abs"] = 2e-3;
+  ValidationResult worse;
+  worse.merge_worker_result(w);
+  EXPECT_TRUE(worse.warnings.empty());
+
+  // A failure that is not a tolerance (an input modified): no note either.
+  w = recorded_worker_answer("mlp_block_g3.mm_without_bias.h200.json");
+  w["trials"][0]["problems"].push_back("input 0 was modified by the candidate");
+  ValidationResult modified;
+  modified.merge_worker_result(w);
+  EXPECT_TRUE(modified.warnings.empty());
+
+  // The up projection (K = 768) with the same change ran eager's kernel: it passed, no note.
+  ValidationResult passed;
+  passed.merge_worker_result(recorded_worker_answer("mlp_block_g1.mm_without_bias.h200.json"));
+  EXPECT_EQ(passed.trials_passed(), 5);
+  EXPECT_TRUE(passed.warnings.empty());
 }
 
 // Medians of device run 11's matmul_scaling_residual_add group 0 (docs/perf-notes.md): on a slow
