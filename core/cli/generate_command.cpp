@@ -62,6 +62,7 @@ void add_generate_command(CLI::App& app) {
     int group = -1;
     bool all = false;
     int sm_count = 132;
+    bool gemm_tf32x3 = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("model", o->model, "the model file (KernelBench or functional form)")->required();
@@ -73,6 +74,11 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--arch", o->arch, "GPU architecture to specialise and compile for (default sm_90)");
   cmd->add_option("--sm-count", o->sm_count, "multiprocessors of the target GPU (default 132, an H100/H200)");
   cmd->add_option("--python", o->python, "worker interpreter (default: from the settings)");
+  cmd->add_flag(
+      "--gemm-tf32x3", o->gemm_tf32x3,
+      "opt-in: fp32 linear layers on tensor cores through the 3xTF32 split (faster than cuBLAS fp32 "
+      "and closer to float64, but it sums in another order than eager and can fail the 1e-4 check "
+      "against eager; see docs/perf-notes.md)");
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
     Settings settings = Settings::load();
@@ -85,7 +91,7 @@ void add_generate_command(CLI::App& app) {
       throw CliError(
           fmt::format("the model has no fusion group {} (it has {})", o->group, graph.groups.size()), 2);
     fs::create_directories(o->out);
-    BuiltinGenerator gen({o->arch, o->sm_count});
+    BuiltinGenerator gen({o->arch, o->sm_count, o->gemm_tf32x3});
     NvrtcCompiler nvrtc;
     int failures = 0;
     for (const FusionGroup* g : groups) {

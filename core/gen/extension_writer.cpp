@@ -1,7 +1,11 @@
 #include "core/gen/extension_writer.h"
 
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -42,25 +46,39 @@ std::string tensor_ref(const std::string& ref, const std::string& view) {
 
 }  // namespace
 
-std::string ExtensionWriter::common_header() {
-  // Read once per process: every candidate's extension inlines the same header.
-  static const std::string text = [] {
-    std::ifstream in(kernels_dir() / "nova" / "common.cuh");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string t = ss.str();
-    // Inlined into one file, the header's include guard is noise (nvcc warns about it).
-    if (auto p = t.find("#pragma once\n"); p != std::string::npos) t.erase(p, 13);
-    return t;
-  }();
-  return text;
+std::string ExtensionWriter::header(const std::string& name) {
+  // Read once per process and header: every candidate's extension inlines the same files.
+  static std::mutex mutex;
+  static std::map<std::string, std::string> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(name); it != cache.end()) return it->second;
+  std::ifstream in(kernels_dir() / "nova" / name);
+  if (!in) throw std::runtime_error("kernels/nova/" + name + " is missing from the kernels folder");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string t = ss.str();
+  // Inlined into one file, the header's include guard is noise (nvcc warns about it).
+  if (auto p = t.find("#pragma once\n"); p != std::string::npos) t.erase(p, 13);
+  return cache[name] = t;
 }
+
+std::string ExtensionWriter::common_header() { return header("common.cuh"); }
 
 std::string ExtensionWriter::write(const Candidate& c) {
   const LaunchPlan& p = c.plan;
   std::string kernels = c.cuda_source;
   const std::string include = "#include \"nova/common.cuh\"\n";
   if (auto pos = kernels.find(include); pos != std::string::npos) kernels.erase(pos, include.size());
+  // Any other kernels/nova header a rule includes (the tensor-core GEMM's) is inlined where it stood.
+  static const std::regex other(R"re(#include "nova/([A-Za-z0-9_]+\.cuh)"\n)re");
+  std::string inlined;
+  std::smatch m;
+  while (std::regex_search(kernels, m, other)) {
+    inlined +=
+        m.prefix().str() + fmt::format("// ---- kernels/nova/{} ----\n{}\n", m[1].str(), header(m[1].str()));
+    kernels = m.suffix().str();
+  }
+  kernels = inlined + kernels;
 
   std::string params, checks, allocs, steps;
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {

@@ -14,6 +14,8 @@ class ExtensionWriter {
   static std::string write(const Candidate& candidate);
   // kernels/nova/common.cuh, read from the kernels folder.
   static std::string common_header();
+  // kernels/nova/<name>, read once, with its include guard removed (it is inlined).
+  static std::string header(const std::string& name);
 };
 
 }  // namespace nova

@@ -328,6 +328,62 @@ TEST(BuiltinGenerator, LargeProblemsRunTheModelsOwnLibraryCallThenOneFusedEpilog
   }
 }
 
+TEST(BuiltinGenerator, OptInTensorCoreGemmReplacesTheLibraryCallOfFp32LinearLayers) {
+  NvrtcCompiler nvrtc(test::scratch_dir("generator_nvrtc_tf32x3"));
+  GenerationTarget opt_in;
+  opt_in.gemm_tf32x3 = true;
+  struct Expect {
+    std::string graph;
+    int group;
+    std::int64_t m, n, tile_m;
+  };
+  for (const auto& x :
+       std::vector<Expect>{{"mlp_block", 1, 4096, 3072, 128},
+                           {"mlp_block", 3, 4096, 768, 128},
+                           {"tiny_transformer_block", 8, 2048, 512, 128},
+                           {"linear_relu_bias", 0, 1024, 2048, 128},
+                           {"matmul_scaling_residual_add_large.graph", 0, 16384, 4096, 128}}) {
+    SCOPED_TRACE(fmt::format("{} group {}", x.graph, x.group));
+    ModelGraph g = test::graph_fixture(x.graph);
+    const FusionGroup& group = g.groups.at(static_cast<std::size_t>(x.group));
+    // Off by default: eager's own library call, as measured and validated.
+    EXPECT_EQ(BuiltinGenerator().generate(g, group).origin.rule, "gemm_library+epilogue");
+
+    Candidate c = BuiltinGenerator(opt_in).generate(g, group);
+    ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+    EXPECT_EQ(c.origin.rule, "gemm_tf32x3");
+    EXPECT_TRUE(c.library_ops.empty());
+    ASSERT_EQ(c.plan.steps.size(), 1u);  // the epilogue is applied to the accumulators
+    const PlanStep& k = c.plan.steps[0];
+    EXPECT_EQ(k.type, "kernel");
+    EXPECT_EQ(k.grid, (std::array<std::int64_t, 3>{x.n / 64, x.m / x.tile_m, 1}));
+    EXPECT_EQ(k.block, (std::array<std::int64_t, 3>{128, 1, 1}));
+    EXPECT_EQ(k.shared_bytes, 98304);  // 4 stages of a 128x32 and a 64x32 fp32 tile: above 48 KB
+    EXPECT_EQ(k.args.size(), c.plan.inputs.size() + c.plan.outputs.size());
+    EXPECT_NE(c.cuda_source.find("#include \"nova/gemm_tf32x3.cuh\""), std::string::npos);
+    EXPECT_NE(c.cuda_source.find("nova::Tf32x3_128x64 tile;"), std::string::npos);
+    EXPECT_NE(c.cuda_source.find("+ nova::to_f(in_"), std::string::npos) << "the bias is added in registers";
+    NvrtcResult compiled = nvrtc.compile(c.cuda_source, x.graph + ".cu", "sm_90");
+    EXPECT_TRUE(compiled.ok) << compiled.log;
+    // The delivery form inlines the header: the extension is one self-contained file.
+    EXPECT_EQ(c.extension_source.find("#include \"nova/"), std::string::npos);
+    EXPECT_NE(c.extension_source.find("// ---- kernels/nova/gemm_tf32x3.cuh ----"), std::string::npos);
+    EXPECT_NE(c.extension_source.find("cudaFuncAttributeMaxDynamicSharedMemorySize, 98304"),
+              std::string::npos);
+  }
+
+  // Where it does not apply the library path stays: the qkv projection's head split (views), a
+  // batched product, and fp16 models (3xTF32 is an fp32 method).
+  ModelGraph tiny = test::graph_fixture("tiny_transformer_block");
+  EXPECT_EQ(BuiltinGenerator(opt_in).generate(tiny, tiny.groups[1]).origin.rule, "gemm_library+epilogue");
+  EXPECT_EQ(BuiltinGenerator(opt_in).generate(tiny, tiny.groups[4]).origin.rule, "gemm_library+epilogue");
+  ModelGraph half = test::graph_fixture("mlp_block", "float16");
+  EXPECT_EQ(BuiltinGenerator(opt_in).generate(half, half.groups[3]).origin.rule, "gemm_library+epilogue");
+  // The seed's small GEMM keeps its tiled FMA kernel (launch bound at 128x64 -> 128).
+  ModelGraph seed = test::graph_fixture("matmul_scaling_residual_add");
+  EXPECT_EQ(BuiltinGenerator(opt_in).generate(seed, seed.groups[0]).origin.rule, "gemm_tiled");
+}
+
 TEST(BuiltinGenerator, CandidateJsonRoundTrips) {
   ModelGraph g = test::graph_fixture("tiny_transformer_block");
   for (const auto& group : g.groups) {

@@ -66,5 +66,17 @@ TEST(ExtensionBuild, AHalfPrecisionLibraryPlusEpilogueExtensionCompilesWithNvcc)
   expect_extension_compiles(c, "nova_half_ext");
 }
 
+TEST(ExtensionBuild, AnOptInTensorCoreGemmExtensionCompilesWithNvcc) {
+  // mlp_block's down projection plus residual on the 3xTF32 tensor-core path: the GEMM header is
+  // inlined, the kernel asks for 96 KB of dynamic shared memory before its launch.
+  ModelGraph g = test::graph_fixture("mlp_block");
+  GenerationTarget opt_in;
+  opt_in.gemm_tf32x3 = true;
+  Candidate c = BuiltinGenerator(opt_in).generate(g, g.groups[3]);
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  ASSERT_EQ(c.origin.rule, "gemm_tf32x3");
+  expect_extension_compiles(c, "nova_tf32x3_ext");
+}
+
 }  // namespace
 }  // namespace nova
