@@ -5,6 +5,8 @@
 # build-headless/gen) and prints a summary table last (packaging/generator-summary.py): per group
 # the speedups and the verdict (ships, or declined: eager kept), then the geometric means.
 #   packaging/generator-gpu.sh [BUILD_DIR] [MODEL ...]     (default: the shared examples)
+#   NOVA_GENERATE_FLAGS=--gemm-tf32x3 packaging/generator-gpu.sh ...   (generator options, e.g. the
+#   opt-in tensor-core GEMM; the summary then covers what those options wrote)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="$(realpath -m "${1:-build-headless}")"
@@ -25,7 +27,8 @@ queue=()
 for m in "${models[@]}"; do
   graph="tests/fixtures/graphs/$m.json"
   [ -f "$graph" ] || graph="tests/fixtures/graphs/$m.graph.json"
-  "$nova" generate "$m.py" --all --graph "$graph" --out "$out/$m" > "$out/$m.generate.txt" 2>&1
+  # shellcheck disable=SC2086  # the flags are words on purpose
+  "$nova" generate "$m.py" --all --graph "$graph" ${NOVA_GENERATE_FLAGS:-} --out "$out/$m" > "$out/$m.generate.txt" 2>&1
   for cand in "$out/$m"/group*.candidate.json; do
     g=$(basename "$cand" .candidate.json); g=${g#group}
     grep -q '"declined": null' "$cand" || continue
