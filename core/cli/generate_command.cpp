@@ -76,10 +76,9 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--python", o->python, "worker interpreter (default: from the settings)");
   cmd->add_flag(
       "--gemm-tf32x3", o->gemm_tf32x3,
-      "opt-in: fp32 linear layers on tensor cores through the 3xTF32 split (faster than cuBLAS fp32 "
-      "and as close to float64 or closer, but it sums in another order than eager and can fail the 1e-4 "
-      "check "
-      "against eager; see docs/perf-notes.md)");
+      "opt-in: fp32 linear layers on tensor cores through the 3xTF32 split (faster than cuBLAS fp32 and "
+      "as close to float64 or closer, but it sums in another order than eager and can fail the 1e-4 "
+      "check against eager; see docs/perf-notes.md)");
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
     Settings settings = Settings::load();

@@ -66,19 +66,17 @@ std::string ExtensionWriter::common_header() { return header("common.cuh"); }
 
 std::string ExtensionWriter::write(const Candidate& c) {
   const LaunchPlan& p = c.plan;
-  std::string kernels = c.cuda_source;
-  const std::string include = "#include \"nova/common.cuh\"\n";
-  if (auto pos = kernels.find(include); pos != std::string::npos) kernels.erase(pos, include.size());
-  // Any other kernels/nova header a rule includes (the tensor-core GEMM's) is inlined where it stood.
-  static const std::regex other(R"re(#include "nova/([A-Za-z0-9_]+\.cuh)"\n)re");
-  std::string inlined;
-  std::smatch m;
-  while (std::regex_search(kernels, m, other)) {
-    inlined +=
-        m.prefix().str() + fmt::format("// ---- kernels/nova/{} ----\n{}\n", m[1].str(), header(m[1].str()));
-    kernels = m.suffix().str();
+  // The source's kernels/nova includes: common.cuh opens every extension (below), so its include
+  // is dropped; any other header a rule includes (the tensor-core GEMM's) is inlined where it stood.
+  static const std::regex include(R"re(#include "nova/([A-Za-z0-9_]+\.cuh)"\n)re");
+  std::string kernels, rest = c.cuda_source;
+  for (std::smatch m; std::regex_search(rest, m, include); rest = m.suffix().str()) {
+    const std::string name = m[1].str();
+    kernels += m.prefix().str();
+    if (name != "common.cuh")
+      kernels += fmt::format("// ---- kernels/nova/{} ----\n{}\n", name, header(name));
   }
-  kernels = inlined + kernels;
+  kernels += rest;
 
   std::string params, checks, allocs, steps;
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {

@@ -43,10 +43,8 @@ std::optional<std::string> rounding_note(const std::vector<TrialSummary>& trials
   if (!any_failed) return std::nullopt;
   return fmt::format(
       "every failing trial is at least as close to the float64 reference as eager (max abs error {:.3g} "
-      "against "
-      "eager's {:.3g}): the differences from eager look like rounding in another summation order, not a "
-      "wrong "
-      "result; the check against eager still fails it",
+      "against eager's {:.3g}): the differences from eager look like rounding in another summation order, "
+      "not a wrong result; the check against eager still fails it",
       worst_candidate, worst_eager);
 }
 

@@ -4,7 +4,7 @@
 //   C[m, n] = sum_k A[m, k] * W[n, k]        (torch.nn.functional.linear, before bias)
 //   A: row-major [M, K] (lda = K), W: row-major [N, K] (ldw = K), C: row-major [M, N].
 //
-// Every operand value x is split into big = tf32_rna(x) and small = tf32_rna(x - big); each
+// Every operand value x is split into big = x rounded to TF32 and small = x - big; each
 // product is accumulated as a_small*b_big + a_big*b_small, then a_big*b_big, into fp32
 // accumulators (small*small dropped; CUTLASS calls this OpMultiplyAddFastF32). Errors are those
 // of an fp32 SGEMM (about 2^-22 relative per product, fp32 accumulation).
@@ -14,15 +14,13 @@
 //
 // Usage (a generated kernel; Cfg is one of the aliases at the end of this file):
 //
-//   using Cfg = nova::Tf32x3_128x128;
+//   using Cfg = nova::Tf32x3_128x64;
 //   extern "C" __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 //   my_kernel(const float* A, const float* W, const float* bias, float* out, int M, int N, int K) {
 //     extern __shared__ float4 smem[];
 //     Cfg t;
 //     t.mainloop(A, W, M, N, K, smem);            // block tile (blockIdx.y*BM, blockIdx.x*BN)
-//     t.for_each_pair([&](int row, int col, float v0, float v1) {  // col even, (v0, v1) = cols col, col+1
-//       *reinterpret_cast<float2*>(out + (size_t)row * N + col) = make_float2(v0 + bias[col], v1 + bias[col + 1]);
-//     });
+//     t.for_each([&](int row, int col, float v) { out[(size_t)row * N + col] = v + bias[col]; });
 //   }
 //   launch:
 //     grid  = dim3(N / Cfg::kBN, M / Cfg::kBM), block = dim3(Cfg::kThreads)
@@ -30,10 +28,9 @@
 //             raise the limit first: cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
 //             bytes) or cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes).
 //
-// for_each(f(row, col, v)) visits every accumulator once with its global (row, col);
-// for_each_pair(f(row, col, v0, v1)) visits adjacent column pairs (col even): float2 stores.
-// Both only read the accumulators; any elementwise epilogue goes in the lambda. The explicit map
-// is also exposed: acc[mi][ni][r] sits at row_of(mi, r), col_of(ni, r).
+// for_each(f(row, col, v)) visits every accumulator once with its global (row, col); it only reads
+// the accumulators, and any elementwise epilogue goes in the lambda. The explicit map is also
+// exposed: acc[mi][ni][r] sits at row_of(mi, r), col_of(ni, r).
 #pragma once
 
 namespace nova {
@@ -51,33 +48,15 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-// Split x = big + small for 3xTF32. kSplit selects the rounding:
-//   0: big = tf32_rna(x), small = tf32_rna(x - big)   (cvt.rna.tf32.f32 semantics, done in integer
-//      arithmetic: identical for finite inputs; NOVA_TF32X3_USE_CVT uses the cvt instruction)
-//   1: big = tf32_rna(x), small = x - big passed as is (the mma reads the top 19 bits of a tf32
-//      operand and ignores the low 13, so small is truncated: |error| < 2^-21 |x|)
-//   2: big = truncation of x, small = x - big as is (|error| < 2^-20 |x|)
-// Representation errors of 2^-20..2^-22 are far below the fp32 accumulation error of any K >= 64;
-// measured on the H200 in docs/perf-notes.md (sixth session): SPLIT 1 was the fastest, as accurate.
-__device__ __forceinline__ unsigned tf32_rna(float x) {
-#ifdef NOVA_TF32X3_USE_CVT
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-#else
-  return (__float_as_uint(x) + 0x1000u) & 0xffffe000u;  // round half away from zero, like rna
-#endif
-}
-template <int kSplit>
+// Split x = big + small for 3xTF32: big = x rounded to TF32 (to nearest, ties away from zero, as
+// cvt.rna.tf32.f32, done in integer arithmetic), small = x - big (exact) passed as is: the mma reads
+// the top 19 bits of a tf32 operand and ignores the low 13, so small is truncated (|error| < 2^-21
+// |x|), far below the fp32 accumulation error of any K >= 64. Measured on the H200 (docs/perf-notes.md,
+// sixth session): as accurate as rounding small too, and faster; the integer rounding was about 10%
+// faster than the cvt instruction.
 __device__ __forceinline__ void split(float x, unsigned& big, unsigned& small) {
-  if (kSplit == 2) {
-    big = __float_as_uint(x) & 0xffffe000u;
-    small = __float_as_uint(x - __uint_as_float(big));
-  } else {
-    big = tf32_rna(x);
-    const float r = x - __uint_as_float(big);  // exact
-    small = kSplit == 0 ? tf32_rna(r) : __float_as_uint(r);
-  }
+  big = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+  small = __float_as_uint(x - __uint_as_float(big));
 }
 
 // D += A * B, m16n8k8, A row-major (4 regs), B col-major (2 regs), fp32 accumulators.
@@ -101,8 +80,7 @@ __device__ __forceinline__ void mma_tf32_z(float (&d)[4], const unsigned (&a)[4]
 
 // Block tile BM x BN, k-tile BK (32 or 64), WARPS_M x WARPS_N warps (warp tile (BM/WARPS_M) x
 // (BN/WARPS_N), multiples of 16 x 8), STAGES-deep cp.async pipeline. MIN_BLOCKS is only the value
-// a kernel should pass to __launch_bounds__ (kMinBlocks). FLUSH and SPLIT: accuracy/speed knobs,
-// see compute() and tf32x3::split.
+// a kernel should pass to __launch_bounds__ (kMinBlocks).
 //
 // Shared memory, per stage: A tile [BM][BK] then W tile [BN][BK], rows unpadded. A row is BK/8
 // segments of 8 floats (32 bytes); segment q of row r is stored at segment q ^ (r & 3). Lane
@@ -111,15 +89,14 @@ __device__ __forceinline__ void mma_tf32_z(float (&d)[4], const unsigned (&a)[4]
 // for A and W, which the dot product does not see). Each half-warp of such a load touches rows
 // g = 0..3 (or 4..7), one distinct segment each: 32 distinct banks. Each 8-lane group of cp.async
 // stores fills one 128-byte row: 32 distinct banks.
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS = 1, int FLUSH = 4,
-          int SPLIT = 1>
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS = 1>
 struct Tf32x3Tile {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = STAGES, kMinBlocks = MIN_BLOCKS;
-  static constexpr int kFlush = FLUSH, kSplit = SPLIT;
+  static constexpr int kFlush = 4;  // k8-steps summed into one partial (see compute())
   static constexpr int kThreads = WARPS_M * WARPS_N * 32;
   static constexpr int kWTM = BM / WARPS_M, kWTN = BN / WARPS_N;  // warp tile
-  static constexpr int kMI = kWTM / 16, kNI = kWTN / 8;            // mma tiles per warp
-  static constexpr int kSteps = BK / 8;                            // k8-steps per k-tile
+  static constexpr int kMI = kWTM / 16, kNI = kWTN / 8;           // mma tiles per warp
+  static constexpr int kSteps = BK / 8;                           // k8-steps per k-tile
   static constexpr int kStageFloats = (BM + BN) * BK;
   static constexpr int kSmemBytes = STAGES * kStageFloats * 4;
   static constexpr int kChunksPerRow = BK / 4;                   // 16-byte chunks per smem row
@@ -130,9 +107,7 @@ struct Tf32x3Tile {
   static_assert(kThreads % kChunksPerRow == 0 && kRowsPerPass % 4 == 0, "loader layout");
   static_assert(BM % kRowsPerPass == 0 && BN % kRowsPerPass == 0, "tile rows vs threads");
   static_assert(STAGES >= 2, "at least two stages");
-  static_assert(FLUSH >= 0 && FLUSH <= kSteps && (FLUSH == 0 || kSteps % FLUSH == 0),
-                "FLUSH: 0, or k8-steps per partial sum dividing BK/8");
-  static_assert(SPLIT >= 0 && SPLIT <= 2, "SPLIT: 0, 1 or 2");
+  static_assert(kSteps % kFlush == 0, "the partial sums must divide the k-tile");
 
   float acc[kMI][kNI][4];
   int row0;  // global row of acc[0][0][0]: m0 + warp_m * kWTM + lane / 4
@@ -151,20 +126,10 @@ struct Tf32x3Tile {
 #pragma unroll
         for (int r = 0; r < 4; ++r) f(row_of(mi, r), col_of(ni, r), acc[mi][ni][r]);
   }
-  template <class F>
-  __device__ __forceinline__ void for_each_pair(F&& f) const {
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < kNI; ++ni)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          f(row0 + mi * 16 + h * 8, col0 + ni * 8, acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
-  }
 
   // Main loop for the block tile at (blockIdx.y * BM, blockIdx.x * BN), lda = ldw = K.
-  __device__ __forceinline__ void mainloop(const float* __restrict__ A, const float* __restrict__ W, int M, int N,
-                                           int K, void* smem) {
+  __device__ __forceinline__ void mainloop(const float* __restrict__ A, const float* __restrict__ W, int M,
+                                           int N, int K, void* smem) {
     (void)M;
     (void)N;
     mainloop_at(A, K, W, K, K, blockIdx.y * BM, blockIdx.x * BN, smem);
@@ -172,8 +137,9 @@ struct Tf32x3Tile {
 
   // Main loop for the block tile at (m0, n0) with explicit leading dimensions (in floats).
   // Ends with a __syncthreads, so smem may be reused by the epilogue.
-  __device__ __forceinline__ void mainloop_at(const float* __restrict__ A, int lda, const float* __restrict__ W,
-                                              int ldw, int K, int m0, int n0, void* smem) {
+  __device__ __forceinline__ void mainloop_at(const float* __restrict__ A, int lda,
+                                              const float* __restrict__ W, int ldw, int K, int m0, int n0,
+                                              void* smem) {
     using namespace tf32x3;
     const int tid = threadIdx.x;
     const int lane = tid & 31, warp = tid >> 5;
@@ -234,65 +200,49 @@ struct Tf32x3Tile {
 
     // One k8-step. Per (mi, ni): a_small*b_big, a_big*b_small, then a_big*b_big. The tensor cores
     // add with truncation, so a long chain of mma into one accumulator drifts by about an ulp of
-    // the accumulator per mma, always toward zero: the error grows linearly with K (FLUSH = 0).
-    // With FLUSH = f > 0 the 3f mma of f consecutive k-steps go into a partial sum started from
-    // zero (truncation relative to that small partial only), which is then added to the
-    // accumulator with a round-to-nearest FADD: errors like an fp32 SGEMM's.
+    // the accumulator per mma, always toward zero: the error grows linearly with K (6-48x cuBLAS's
+    // on the H200). So the 3 * kFlush mma of kFlush consecutive k-steps go into a partial sum
+    // started from zero (truncation relative to that small partial only), which is then added to
+    // the accumulator with a round-to-nearest FADD: errors like an fp32 SGEMM's.
     float part[kMI][kNI][4];
     auto compute = [&](const Frag& f, int q) {
       unsigned ab[kMI][4], as[kMI][4], bb[kNI][2], bs[kNI][2];
 #pragma unroll
       for (int mi = 0; mi < kMI; ++mi) {
-        split<SPLIT>(f.a[mi][0].x, ab[mi][0], as[mi][0]);  // (g,   t)
-        split<SPLIT>(f.a[mi][1].x, ab[mi][1], as[mi][1]);  // (g+8, t)
-        split<SPLIT>(f.a[mi][0].y, ab[mi][2], as[mi][2]);  // (g,   t+4)
-        split<SPLIT>(f.a[mi][1].y, ab[mi][3], as[mi][3]);  // (g+8, t+4)
+        split(f.a[mi][0].x, ab[mi][0], as[mi][0]);  // (g,   t)
+        split(f.a[mi][1].x, ab[mi][1], as[mi][1]);  // (g+8, t)
+        split(f.a[mi][0].y, ab[mi][2], as[mi][2]);  // (g,   t+4)
+        split(f.a[mi][1].y, ab[mi][3], as[mi][3]);  // (g+8, t+4)
       }
 #pragma unroll
       for (int ni = 0; ni < kNI; ++ni) {
-        split<SPLIT>(f.b[ni].x, bb[ni][0], bs[ni][0]);  // (k t,   n g)
-        split<SPLIT>(f.b[ni].y, bb[ni][1], bs[ni][1]);  // (k t+4, n g)
+        split(f.b[ni].x, bb[ni][0], bs[ni][0]);  // (k t,   n g)
+        split(f.b[ni].y, bb[ni][1], bs[ni][1]);  // (k t+4, n g)
       }
-      if (FLUSH == 0) {
+      const bool first = q % kFlush == 0, last = (q + 1) % kFlush == 0;
 #pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
+      for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) mma_tf32(acc[mi][ni], as[mi], bb[ni]);
+        for (int ni = 0; ni < kNI; ++ni) {
+          if (first)
+            mma_tf32_z(part[mi][ni], as[mi], bb[ni]);
+          else
+            mma_tf32(part[mi][ni], as[mi], bb[ni]);
+        }
 #pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
+      for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) mma_tf32(acc[mi][ni], ab[mi], bs[ni]);
+        for (int ni = 0; ni < kNI; ++ni) mma_tf32(part[mi][ni], ab[mi], bs[ni]);
 #pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
+      for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) mma_tf32(acc[mi][ni], ab[mi], bb[ni]);
-      } else {
-        const bool first = FLUSH > 0 && q % (FLUSH > 0 ? FLUSH : 1) == 0;
-        const bool last = FLUSH > 0 && (q + 1) % (FLUSH > 0 ? FLUSH : 1) == 0;
+        for (int ni = 0; ni < kNI; ++ni) {
+          mma_tf32(part[mi][ni], ab[mi], bb[ni]);
+          if (last) {
 #pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) {
-            if (first)
-              mma_tf32_z(part[mi][ni], as[mi], bb[ni]);
-            else
-              mma_tf32(part[mi][ni], as[mi], bb[ni]);
+            for (int r = 0; r < 4; ++r) acc[mi][ni][r] += part[mi][ni][r];
           }
-#pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) mma_tf32(part[mi][ni], ab[mi], bs[ni]);
-#pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) {
-            mma_tf32(part[mi][ni], ab[mi], bb[ni]);
-            if (last) {
-#pragma unroll
-              for (int r = 0; r < 4; ++r) acc[mi][ni][r] += part[mi][ni][r];
-            }
-          }
-      }
+        }
     };
 
     const int KT = K / BK;
@@ -337,8 +287,7 @@ struct Tf32x3Tile {
 
 // Configurations (measured on the H200: docs/perf-notes.md, sixth session).
 //   name               block     warps  warp tile  stages  threads  smem bytes
-using Tf32x3_128x128 = Tf32x3Tile<128, 128, 32, 2, 4, 3, 1>;  //  2x4  64x32  3  256   98304
-using Tf32x3_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2>;    //  2x2  64x32  4  128   98304
-using Tf32x3_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3>;      //  2x2  32x32  4  128   65536
+using Tf32x3_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2>;  //  2x2  64x32  4  128   98304
+using Tf32x3_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3>;    //  2x2  32x32  4  128   65536
 
 }  // namespace nova
