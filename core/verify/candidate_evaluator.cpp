@@ -33,6 +33,14 @@ std::string join(const std::vector<std::string>& v, const char* sep = "; ") {
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
   return out;
 }
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+// Wall-clock seconds since the epoch: comparable with the worker's time.time().
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 }  // namespace
 
 Candidate CandidateEvaluator::load_candidate(const std::filesystem::path& path) {
@@ -130,6 +138,7 @@ ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, 
   };
 
   StaticReport s = static_check(r);
+  const double static_s = seconds_since(started);
   result.library_ops = s.library_calls;
   result.checks.push_back({"static: kernel defined", !s.kernels.empty(),
                            s.kernels.empty() ? "no __global__ function" : join(s.kernels, ", ")});
@@ -162,15 +171,32 @@ ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, 
     (*args)["baselines"] = r.baselines;
   }
   if (call.doing.empty()) call.doing = "validating candidate " + r.label;
+  // Where the time goes (raw["timings"]): this side before the worker, the worker call, and the
+  // worker's own timings; the validation's phases are in raw["phase_s"].
+  nlohmann::json timings = {{"static_check_s", static_s},
+                            {"compile_s", result.build_s},
+                            {"before_worker_s", seconds_since(started)},
+                            {"worker_called_at", unix_now()}};
+  const auto worker_started = std::chrono::steady_clock::now();
   try {
     if (bench) {
       // One worker process validates and, if the candidate passed, benchmarks it.
       nlohmann::json answer = runner_.run("evaluate", *args, call);
+      timings["worker_call_s"] = seconds_since(worker_started);
       result.merge_worker_result(answer.at("validation"));
       *bench = answer.value("benchmark", nlohmann::json());
+      timings["evaluate_phase_s"] = answer.value("phase_s", nlohmann::json());
+      timings["process_s"] = answer.value("process_s", nlohmann::json());
+      if (bench->is_object()) timings["bench_phase_s"] = bench->value("phase_s", nlohmann::json());
     } else {
-      result.merge_worker_result(runner_.run("validate", *args, call));
+      nlohmann::json answer = runner_.run("validate", *args, call);
+      timings["worker_call_s"] = seconds_since(worker_started);
+      result.merge_worker_result(answer);
+      timings["process_s"] = answer.value("process_s", nlohmann::json());
     }
+    timings["worker_returned_at"] =
+        timings["worker_called_at"].get<double>() + timings["worker_call_s"].get<double>();
+    result.raw["timings"] = std::move(timings);
     if (!r.candidate)
       result.checks[build_check].detail =
           fmt::format("nvcc + ninja in the worker, built and loaded in {:.1f} s", result.build_s);

@@ -199,6 +199,7 @@ def _energy(nvml, fn, min_s=0.3):
 
 
 def bench(args, progress):
+    phases = candidates.Phases()
     if not torch.cuda.is_available():
         raise RuntimeError("no CUDA device is available to this worker")
     device = torch.device("cuda")
@@ -213,12 +214,14 @@ def bench(args, progress):
     clocks = ClockLog(nvml)
     clocks.sample("start")
     started = time.monotonic()
+    phases.mark("setup")
 
     progress("loading the reference and the candidate", 0.0)
     problem = candidates.load_problem(args, device)
     cand = candidates.load(args, device)
     cand.set_poisoning(False, device)
     inst = problem.instantiate(seed)
+    phases.mark("load")
     # Timed the same way as eager: no per-call no_grad context or output normalization on one
     # side only (autograd is off for both, above).
     variants = {"candidate": inst.candidate_fn(cand.fn)}
@@ -234,10 +237,12 @@ def bench(args, progress):
             variants["compile"] = fn
         except Exception as exc:
             errors["compile"] = f"torch.compile failed: {type(exc).__name__}: {exc}"
+        phases.mark("compile_baseline")
 
     progress("warming up", 0.15)
     for fn in variants.values():
         _warm_up(fn)
+    phases.mark("warm_up")
     est = _event_times(variants, 10)
     slowest_us = max(statistics.median(v) for v in est.values())
     # Launch gaps: when the host takes longer to queue a call than the flush keeps the device busy,
@@ -254,6 +259,7 @@ def bench(args, progress):
     flush_bytes = max(2 * l2, 256 << 20)
     flush_buf = torch.empty(flush_bytes, dtype=torch.uint8, device=device)
     measurements = []
+    phases.mark("calibrate")
 
     def record(mode, metric, samples):
         for n, s in samples.items():
@@ -276,17 +282,21 @@ def bench(args, progress):
         else:
             raise ValueError(f"unknown mode '{mode}' (cold, warm, graph)")
         clocks.sample(f"after {mode}")
+        phases.mark(f"timing_{mode}")
     del flush_buf
 
     progress("wall time per call", 0.8)
     per_round = max(5, min(200, int(2000 / max(slowest_us, 1.0))))
     record("wall", "wall_us", _wall_times(variants, 30, per_round))
+    phases.mark("timing_wall")
 
     progress("verification pass", 0.87)
     verification = _verification(variants)
+    phases.mark("verification")
     progress("energy", 0.93)
     energy = {n: _energy(nvml, fn) for n, fn in variants.items()}
     clocks.sample("end")
+    phases.mark("energy")
 
     flags = []
     for n, v in verification.items():
@@ -318,6 +328,8 @@ def bench(args, progress):
                          "spin_cycles_per_us": spin_rate,
                          "lead": "cold: a GPU spin of lead_us (per variant) queued before each call's flush"},
               "environment": environment(nvml, clocks), "elapsed_s": time.monotonic() - started}
+    phases.mark("summary")
+    result["phase_s"] = phases.seconds
     progress("benchmarked", 1.0)
     return result
 

@@ -121,10 +121,30 @@ def json_safe(value):
     return value
 
 
-def run_standalone(entry, argv):
-    """`python -m nova_worker.validate ARGS.json`: progress lines, then the result, as JSON on stdout."""
+class Phases:
+    """Host seconds per named phase, each from the previous mark (or the start) to its own: a
+    result's "phase_s", for seeing where a run's time goes. A repeated name adds up."""
+
+    def __init__(self):
+        self.seconds = {}
+        self._last = time.monotonic()
+
+    def mark(self, name):
+        now = time.monotonic()
+        self.seconds[name] = self.seconds.get(name, 0.0) + (now - self._last)
+        self._last = now
+
+
+def run_standalone(entry, argv, process=None):
+    """`python -m nova_worker.validate ARGS.json`: progress lines, then the result, as JSON on stdout.
+    A dict result gets "process_s": `process` (the standby's timings; "received": time.monotonic()
+    when its command came) plus "start" (command received to the entry's call), "run" (the entry's
+    own time) and the wall-clock moments "received_at" and "finished_at" (time.time())."""
     import sys
     import traceback
+    process = dict(process or {})
+    received = process.pop("received", time.monotonic())
+    process.setdefault("received_at", time.time() - (time.monotonic() - received))
     if len(argv) != 2:
         print(f"usage: python -m nova_worker.{entry.__name__} ARGS.json", file=sys.stderr)
         return 2
@@ -135,7 +155,11 @@ def run_standalone(entry, argv):
         print(json.dumps({"type": "progress", "message": message, "fraction": fraction}), flush=True)
 
     try:
+        entered = time.monotonic()
+        process["start"] = entered - received
         result = entry(args, progress)
+        if isinstance(result, dict):
+            result["process_s"] = dict(process, run=time.monotonic() - entered, finished_at=time.time())
     except Exception as exc:
         traceback.print_exc()
         print(json.dumps({"type": "error", "error": {"kind": "internal" if not isinstance(exc, ValueError)

@@ -10,10 +10,14 @@ from .validate import validate
 
 
 def evaluate(args, progress):
+    phases = candidates.Phases()
     validation = validate(args, lambda m, f=None: progress(m, None if f is None else 0.5 * f))
+    phases.mark("validate")
     result = {"validation": validation, "benchmark": None}
     if validation["passed"]:
         result["benchmark"] = bench(args, lambda m, f=None: progress(m, None if f is None else 0.5 + 0.5 * f))
+        phases.mark("bench")
+    result["phase_s"] = phases.seconds
     return result
 
 

@@ -10,18 +10,22 @@ import importlib
 import json
 import os
 import sys
+import time
 
 COMMANDS = ("validate", "bench", "evaluate", "build_ext")
 
 
 def main():
+    began = time.monotonic()
     import torch  # noqa: F401  the slow part of a worker's start
     import torch._dynamo  # noqa: F401  what torch.compile imports on first use (the compile baseline)
     import torch._inductor.compile_fx  # noqa: F401
     from . import candidates
 
+    ready = time.monotonic()
     print(json.dumps({"type": "ready", "pid": os.getpid()}), flush=True)
     line = sys.stdin.readline()
+    received, received_at = time.monotonic(), time.time()
     if not line.strip():
         return 0
     request = json.loads(line)
@@ -32,7 +36,10 @@ def main():
               flush=True)
         return 2
     module = importlib.import_module(f"nova_worker.{cmd}")
-    return candidates.run_standalone(getattr(module, cmd), [f"nova_worker.{cmd}", request["args"]])
+    # Timings only: imports before ready, waiting for the command, and the moments it came.
+    process = {"import": ready - began, "idle": received - ready, "received": received,
+               "received_at": received_at, "ready_at": received_at - (received - ready)}
+    return candidates.run_standalone(getattr(module, cmd), [f"nova_worker.{cmd}", request["args"]], process)
 
 
 if __name__ == "__main__":

@@ -146,6 +146,7 @@ def _worst(a, b):
 
 
 def validate(args, progress):
+    phases = candidates.Phases()
     device = torch.device(args.get("device", "cuda"))
     if device.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("no CUDA device is available to this worker")
@@ -156,11 +157,16 @@ def validate(args, progress):
     base_seed = int(args.get("seed", 1234))
     label = args.get("label", "candidate")
     started = time.monotonic()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)  # timing only: CUDA's context is made here, not in the first load
+    phases.mark("cuda_init")
 
     progress("loading the reference", 0.0)
     problem = candidates.load_problem(args, device)
+    phases.mark("load_reference")
     progress("loading the candidate" + (" (building the extension with nvcc)" if args.get("extension") else ""), 0.05)
     cand = candidates.load(args, device)
+    phases.mark("load_candidate")
     result = {"candidate": label, "path": cand.path_kind, "load_s": cand.load_s, "reference": problem.path,
               "reference_form": problem.form, "trials": [], "checks": [], "flags": [], "warnings": [],
               "passed": False}
@@ -217,6 +223,7 @@ def validate(args, progress):
         all_ok = all_ok and trial["ok"]
         failures += [p for p in trial["problems"] if p not in failures]
         result["trials"].append(trial)
+    phases.mark("trials")
 
     # Full path: kernels must run on the caller's stream, where they are ordered and timed.
     if cand.path_kind == "full" and all_ok and device.type == "cuda":
@@ -231,6 +238,7 @@ def validate(args, progress):
         if others:
             failures.append(check["detail"])
             all_ok = False
+        phases.mark("streams")
 
     # A second batch size, where the model allows one.
     second = {"name": "second_shape", "passed": True, "detail": ""}
@@ -265,6 +273,7 @@ def validate(args, progress):
     else:
         second["detail"] = "not tried" if all_ok else "not tried (the candidate already failed)"
     result["checks"].append(second)
+    phases.mark("second_shape")
 
     result["checks"].insert(0, {"name": "trials", "passed": all_ok,
                                 "detail": "; ".join(failures) if failures else f"{len(result['trials'])} trials passed"})
@@ -283,8 +292,11 @@ def validate(args, progress):
                         "tolerances": TOLERANCES, "order": "candidate, reference, candidate",
                         "poison": "0xFF bytes (NaN) in outputs, temps and freed allocator blocks",
                         "tf32": False, "second_shape": bool(args.get("second_shape", True))}
+    phases.mark("summary")
     result["environment"] = environment()
     result["elapsed_s"] = time.monotonic() - started
+    phases.mark("environment")
+    result["phase_s"] = phases.seconds
     progress("validated" if all_ok else "failed", 1.0)
     return result
 
