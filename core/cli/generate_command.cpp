@@ -1,6 +1,7 @@
 // `nova generate MODEL.py (--group N | --all) [--out DIR] [--graph GRAPH.json] [--arch sm_90]`:
 // the builtin generator from the command line. Writes per group: the candidate (JSON), its device
-// code (.cu, compiled here with NVRTC to prove it builds) and the torch-extension form (_ext.cu).
+// code (.cu, compiled here with NVRTC to prove it builds) and the torch-extension form (_ext.cu); the
+// same three files for each alternative (BuiltinGenerator::alternatives) as groupN.RULE.*.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -62,7 +63,7 @@ void add_generate_command(CLI::App& app) {
     int group = -1;
     bool all = false;
     int sm_count = 132;
-    bool gemm_tf32x3 = false;
+    bool gemm_tf32x3 = false, no_alternatives = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("model", o->model, "the model file (KernelBench or functional form)")->required();
@@ -76,9 +77,12 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--python", o->python, "worker interpreter (default: from the settings)");
   cmd->add_flag(
       "--gemm-tf32x3", o->gemm_tf32x3,
-      "opt-in: fp32 linear layers on tensor cores through the 3xTF32 split (faster than cuBLAS fp32 and "
-      "as close to float64 or closer, but it sums in another order than eager and can fail the 1e-4 "
-      "check against eager; see docs/perf-notes.md)");
+      "make the tensor-core GEMM (3xTF32) the primary candidate of fp32 linear layers instead of an "
+      "alternative (faster than cuBLAS fp32 and as close to float64 or closer, but it sums in another "
+      "order than eager and can fail the 1e-4 check against eager; see docs/perf-notes.md)");
+  cmd->add_flag("--no-alternatives", o->no_alternatives,
+                "write only each group's primary candidate (by default, groups with another form worth "
+                "measuring, such as fp32 linear layers on tensor cores, get it too: groupN.RULE.*)");
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
     Settings settings = Settings::load();
@@ -94,23 +98,20 @@ void add_generate_command(CLI::App& app) {
     BuiltinGenerator gen({o->arch, o->sm_count, o->gemm_tf32x3});
     NvrtcCompiler nvrtc;
     int failures = 0;
-    for (const FusionGroup* g : groups) {
-      auto t0 = std::chrono::steady_clock::now();
-      Candidate c = gen.generate(graph, *g);
-      double gen_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::string stem = fmt::format("group{}", g->id);
+    auto write = [&](const FusionGroup& g, const Candidate& c, const std::string& stem, double gen_ms) {
       write_text(fs::path(o->out) / (stem + ".candidate.json"), nlohmann::json(c).dump(2) + "\n");
       if (c.declined) {
-        std::cout << fmt::format("group {} ({}): declined: {}\n", g->id, g->kind, *c.declined);
-        continue;
+        std::cout << fmt::format("group {} ({}): declined: {}\n", g.id, g.kind, *c.declined);
+        return;
       }
       write_text(fs::path(o->out) / (stem + ".cu"), c.cuda_source);
       write_text(fs::path(o->out) / (stem + "_ext.cu"), c.extension_source);
       NvrtcResult r = nvrtc.compile(c.cuda_source, stem + ".cu", o->arch);
       std::cout << fmt::format(
-          "group {} ({}): rule {}, {} step(s){}; generated in {:.1f} ms; NVRTC {} for {} {}\n", g->id,
-          g->kind, c.origin.rule, c.plan.steps.size(),
+          "{} ({}): rule {}, {} step(s){}; generated in {:.1f} ms; NVRTC {} for {} {}\n",
+          stem == fmt::format("group{}", g.id) ? fmt::format("group {}", g.id)
+                                               : fmt::format("group {} alternative", g.id),
+          g.kind, c.origin.rule, c.plan.steps.size(),
           c.library_ops.empty() ? "" : ", library: " + fmt::format("{}", fmt::join(c.library_ops, ", ")),
           gen_ms, r.ok ? "ok" : "FAILED", o->arch,
           r.cache_hit ? "(cached)" : fmt::format("in {:.0f} ms", r.compile_ms));
@@ -118,6 +119,17 @@ void add_generate_command(CLI::App& app) {
         ++failures;
         std::cout << r.log << "\n";
       }
+    };
+    for (const FusionGroup* g : groups) {
+      auto t0 = std::chrono::steady_clock::now();
+      Candidate c = gen.generate(graph, *g);
+      std::vector<Candidate> alternatives;
+      if (!o->no_alternatives) alternatives = gen.alternatives(graph, *g);
+      double gen_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      write(*g, c, fmt::format("group{}", g->id), gen_ms);
+      for (const auto& alt : alternatives)
+        write(*g, alt, fmt::format("group{}.{}", g->id, alt.origin.rule), gen_ms);
     }
     std::cout << fmt::format("candidates written to {}\n", o->out);
     if (failures) throw CliError(fmt::format("{} candidate(s) did not compile", failures), 1);

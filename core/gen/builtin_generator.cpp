@@ -64,6 +64,16 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
   return c;
 }
 
+std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
+                                                      const FusionGroup& group) const {
+  if (target_.gemm_tf32x3) return {};  // the tensor-core GEMM is already the primary where it applies
+  GenerationTarget tensor_cores = target_;
+  tensor_cores.gemm_tf32x3 = true;
+  Candidate c = BuiltinGenerator(tensor_cores).generate(graph, group);
+  if (c.declined || c.origin.rule == generate(graph, group).origin.rule) return {};
+  return {c};
+}
+
 std::vector<Candidate> BuiltinGenerator::generate_all(const ModelGraph& graph) const {
   std::vector<Candidate> out;
   for (const auto& g : graph.groups) out.push_back(generate(graph, g));

@@ -4,7 +4,8 @@
 // epilogue fused or folded, a row kernel for reductions and normalizations, a pointwise kernel for
 // elementwise chains) and writes a candidate: readable CUDA specialised to the group's shapes, the
 // launch plan, and the same kernels as a torch extension. A group no rule covers comes back
-// declined, with the reason.
+// declined, with the reason. Some groups also get alternatives: other forms worth measuring against
+// the primary candidate, each validated and benchmarked on its own (the faster one that passes ships).
 #include "core/gen/candidate.h"
 #include "core/gen/group_context.h"
 #include "core/graph/model_graph.h"
@@ -14,13 +15,20 @@ namespace nova {
 // Which kernels the builtin generator writes. Projects record it with every builtin version, and the
 // studio regenerates a project's groups that an older revision wrote (keeping the old versions). Bump
 // it whenever the emitted kernels or launch plans change (a rule, the pointwise emitter, kernels/).
-inline constexpr int kBuiltinGeneratorRevision = 7;
+inline constexpr int kBuiltinGeneratorRevision = 8;
 
 class BuiltinGenerator {
  public:
   explicit BuiltinGenerator(GenerationTarget target = {}) : target_(std::move(target)) {}
 
+  // The primary candidate: the form the generator expects to pass validation and ship.
   Candidate generate(const ModelGraph& graph, const FusionGroup& group) const;
+  // Other forms of the group's kernels, to be validated and benchmarked beside the primary; empty
+  // where there is none. Today: fp32 linear layers on tensor cores through the 3xTF32 split (rule
+  // gemm_tf32x3; GenerationTarget::gemm_tf32x3 makes it the primary instead). It is faster than
+  // eager's cuBLAS call and as close to float64 or closer, but it sums in another order: where eager's
+  // own rounding exceeds the 1e-4 tolerance, it fails the check against eager and the primary ships.
+  std::vector<Candidate> alternatives(const ModelGraph& graph, const FusionGroup& group) const;
   std::vector<Candidate> generate_all(const ModelGraph& graph) const;
 
  private:

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/gen/anchor_views.h"
 #include "core/gen/pointwise_rule.h"
 
 namespace nova {
@@ -164,11 +165,14 @@ struct TensorCoreTile {
   int bm, bn, threads, min_blocks, smem_bytes;
 };
 
-// The opt-in tensor-core path (GenerationTarget::gemm_tf32x3): fp32 linear layers on tensor cores
-// through the 3xTF32 split, the epilogue applied to the accumulators before the only store. Returns
-// nothing where the shapes do not fit a tile (the library path then applies).
+// The tensor-core path (GenerationTarget::gemm_tf32x3; BuiltinGenerator::alternatives writes it beside
+// the library form): fp32 linear layers on tensor cores through the 3xTF32 split, the epilogue
+// applied to the accumulators before the only store. Returns nothing where the shapes do not fit a
+// tile (the library path then applies). `views`: the outputs are views of the result (the attention's
+// head split), and each element is stored into the outputs that hold it instead of an epilogue.
 std::optional<RuleOutput> tensor_core_gemm(const GroupContext& ctx, const GraphNode& g, const GemmShape& s,
-                                           PointwiseEmitter& e) {
+                                           PointwiseEmitter& e,
+                                           const std::optional<std::vector<AnchorView>>& views) {
   if (op_name(g) != "linear.default" || s.batch != 1 || s.alpha != 1.0 || s.beta != 1.0 || s.k % 32 != 0)
     return std::nullopt;
   // 128x64 tiles were the fastest accurate form on every shape of the examples measured in the sixth
@@ -183,7 +187,16 @@ std::optional<RuleOutput> tensor_core_gemm(const GroupContext& ctx, const GraphN
       break;
     }
   if (!tile) return std::nullopt;
-  auto [epilogue, value] = epilogue_on_register(ctx, g, s, e, 4);
+  std::string store;
+  if (views) {
+    std::vector<std::string> types;
+    for (std::size_t o = 0; o < ctx.outputs.size(); ++o) types.push_back(ctx.output_storage_type(o));
+    store = store_into_views(*views, ctx.output_names, types, s.n, "gemm", 4);
+  } else {
+    auto [epilogue, value] = epilogue_on_register(ctx, g, s, e, 4);
+    store = epilogue + fmt::format("    {}[row * {}LL + col] = nova::from_f<{}>({});\n", ctx.output_names[0],
+                                   s.n, ctx.output_storage_type(0), value);
+  }
   const auto input = [&](const std::string& t) {
     return ctx.input_names[static_cast<std::size_t>(ctx.input_index(t))];
   };
@@ -206,8 +219,7 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
   tile.for_each([&](int row_index, int col_index, float acc) {{
     const long long row = row_index, col = col_index;
     const float gemm = acc{bias};
-{epilogue}    {out}[row * {n}LL + col] = nova::from_f<{otype}>({value});
-  }});
+{store}  }});
 }}
 
 )",
@@ -215,12 +227,11 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
       fmt::arg("bn", tile->bn), fmt::arg("threads", tile->threads), fmt::arg("min_blocks", tile->min_blocks),
       fmt::arg("smem", tile->smem_bytes), fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()),
       fmt::arg("a", input(s.a)), fmt::arg("w", input(s.b)), fmt::arg("alias", tile->alias),
-      fmt::arg("bias", bias), fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]),
-      fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("value", value));
+      fmt::arg("bias", bias), fmt::arg("store", store));
   const std::int64_t tiles = (s.n / tile->bn) * (s.m / tile->bm);
   return one_kernel(
       ctx, "gemm_tf32x3", kernel, name, {s.n / tile->bn, s.m / tile->bm, 1}, tile->threads, tile->smem_bytes,
-      fmt::format("tensor-core GEMM (3xTF32, opt-in): {} tiles of {}x{}, {:.3g} M multiply-adds. "
+      fmt::format("tensor-core GEMM (3xTF32): {} tiles of {}x{}, {:.3g} M multiply-adds. "
                   "It sums in another order than eager's cuBLAS kernel: where eager's own rounding "
                   "exceeds the 1e-4 check against float64, expect it to fail the check against "
                   "eager while closer to float64",
@@ -238,9 +249,12 @@ RuleOutput GemmRule::generate(const GroupContext& ctx) {
   int ai = ctx.input_index(s.a), bi = ctx.input_index(s.b), ci = s.bias.empty() ? 0 : ctx.input_index(s.bias);
   bool fp32 =
       ctx.outputs[0].dtype == "float32" && e.info(s.a).dtype == "float32" && e.info(s.b).dtype == "float32";
-  const bool own_kernel = ai >= 0 && bi >= 0 && ci >= 0 && fp32 && ctx.epilogue_preserves_coordinates();
-  if (macs > kTiledLimit && own_kernel && ctx.target.gemm_tf32x3) {
-    if (auto r = tensor_core_gemm(ctx, g, s, e)) return *r;
+  const bool operands = ai >= 0 && bi >= 0 && ci >= 0 && fp32;
+  const bool own_kernel = operands && ctx.epilogue_preserves_coordinates();
+  if (macs > kTiledLimit && operands && ctx.target.gemm_tf32x3) {
+    auto views = own_kernel ? std::nullopt : anchor_views(ctx);
+    if (own_kernel || views)
+      if (auto r = tensor_core_gemm(ctx, g, s, e, views)) return *r;
   }
   if (macs > kTiledLimit || !own_kernel) return library_gemm(ctx, g);
 

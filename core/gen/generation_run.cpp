@@ -15,6 +15,11 @@ std::vector<GeneratedGroup> generate_and_build(const ModelGraph& graph, const Ge
     GeneratedGroup r{g, gen.generate(graph, g), {}};
     if (!r.candidate.declined)
       r.build = compiler.compile(r.candidate.cuda_source, fmt::format("group{}.cu", g.id), target.arch);
+    for (auto& c : gen.alternatives(graph, g)) {
+      NvrtcResult built =
+          compiler.compile(c.cuda_source, fmt::format("group{}.{}.cu", g.id, c.origin.rule), target.arch);
+      r.alternatives.push_back({std::move(c), std::move(built)});
+    }
     out.push_back(std::move(r));
   }
   return out;
@@ -23,7 +28,7 @@ std::vector<GeneratedGroup> generate_and_build(const ModelGraph& graph, const Ge
 namespace {
 
 std::int64_t add_builtin_version(ProjectStore& store, std::int64_t group, std::optional<std::int64_t> parent,
-                                 const GeneratedGroup& r) {
+                                 const BuiltCandidate& r) {
   CandidateVersion v;
   v.group_id = group;
   v.parent_id = parent;
@@ -44,38 +49,70 @@ std::int64_t add_builtin_version(ProjectStore& store, std::int64_t group, std::o
   return vid;
 }
 
-// True when the group's newest builtin version already is this candidate (source and plan).
-bool is_newest_builtin(const ProjectStore& store, const StoredGroup& group, const Candidate& candidate) {
-  if (!group.newest_builtin) return false;
-  auto stored = stored_candidate(store, *group.newest_builtin);
+// The group's newest builtin version written by `rule`, if any.
+std::optional<std::int64_t> newest_of_rule(const ProjectStore& store, std::int64_t group,
+                                           const std::string& rule) {
+  std::optional<std::int64_t> newest;
+  for (const auto& v : store.versions(group))
+    if (v.origin.kind == OriginKind::builtin && v.origin.rule == rule) newest = v.id;
+  return newest;
+}
+
+// True when `version` is this candidate (source and plan).
+bool is_candidate(const ProjectStore& store, std::optional<std::int64_t> version,
+                  const Candidate& candidate) {
+  if (!version) return false;
+  auto stored = stored_candidate(store, *version);
   return stored && stored->candidate == candidate;
 }
 
 }  // namespace
 
-std::vector<std::int64_t> store_generated(ProjectStore& store, const std::vector<GeneratedGroup>& generated) {
+int StoredGeneration::added() const {
+  int n = 0;
+  for (auto id : primary) n += id != 0;
+  return n + static_cast<int>(alternatives.size());
+}
+
+StoredGeneration store_generated(ProjectStore& store, const std::vector<GeneratedGroup>& generated) {
   const std::vector<StoredGroup> stored = stored_groups(store);
-  std::vector<std::int64_t> ids;
+  StoredGeneration out;
   for (const auto& r : generated) {
     const StoredGroup* existing = find_stored_group(stored, r.group);
-    if (!existing) {
+    std::int64_t gid = 0;
+    std::optional<std::int64_t> newest;  // the group's newest builtin version
+    if (existing) {
+      gid = existing->record_id;
+      newest = existing->newest_builtin;
+    } else {
       FusionGroupRecord rec;
       rec.name = fmt::format("group {}: {}", r.group.id, r.group.kind);
       rec.ops_json = nlohmann::json{{"group", r.group}, {"candidate", r.candidate}}.dump();
       rec.generator_revision = kBuiltinGeneratorRevision;
-      std::int64_t gid = store.add_fusion_group(rec);
-      ids.push_back(r.candidate.declined ? 0 : add_builtin_version(store, gid, std::nullopt, r));
-      continue;
+      gid = store.add_fusion_group(rec);
     }
-    // Generated again (a newer generator revision): a new version under the newest builtin one; the
-    // record keeps its first plan, which versions stored before schema 4 run with.
+    // Generated again (a newer generator revision): a new version under the newest builtin one of its
+    // rule; the record keeps its first plan, which versions stored before schema 4 run with.
     std::int64_t vid = 0;
-    if (!r.candidate.declined && !is_newest_builtin(store, *existing, r.candidate))
-      vid = add_builtin_version(store, existing->record_id, existing->newest_builtin, r);
-    store.set_generator_revision(existing->record_id, kBuiltinGeneratorRevision);
-    ids.push_back(vid);
+    std::optional<std::int64_t> primary;  // the version the primary candidate is, new or stored
+    if (!r.candidate.declined) {
+      auto same_rule = newest_of_rule(store, gid, r.candidate.origin.rule);
+      if (is_candidate(store, same_rule, r.candidate)) {
+        primary = same_rule;
+      } else {
+        vid = add_builtin_version(store, gid, same_rule ? same_rule : newest, {r.candidate, r.build});
+        primary = vid;
+      }
+    }
+    for (const auto& alt : r.alternatives) {
+      auto same_rule = newest_of_rule(store, gid, alt.candidate.origin.rule);
+      if (is_candidate(store, same_rule, alt.candidate)) continue;
+      out.alternatives.push_back(add_builtin_version(store, gid, same_rule ? same_rule : primary, alt));
+    }
+    if (existing) store.set_generator_revision(gid, kBuiltinGeneratorRevision);
+    out.primary.push_back(vid);
   }
-  return ids;
+  return out;
 }
 
 }  // namespace nova

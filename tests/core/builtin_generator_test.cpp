@@ -105,49 +105,58 @@ TEST(BuiltinGenerator, EveryGroupOfEveryExampleGeneratesAndCompilesWithNvrtc) {
   BuiltinGenerator gen;
   auto names = all_graphs();
   ASSERT_GE(names.size(), 14u);
-  int groups = 0;
+  int groups = 0, alternatives = 0;
   for (const auto& name : names) {
     ModelGraph g = test::graph_fixture(name);
     for (const auto& group : g.groups) {
       ++groups;
       SCOPED_TRACE(name + " group " + std::to_string(group.id));
-      Candidate c = gen.generate(g, group);
-      ASSERT_FALSE(c.declined.has_value()) << *c.declined;
-      EXPECT_EQ(c.origin.kind, "builtin");
-      EXPECT_EQ(c.plan.inputs.size(), group.inputs.size());
-      EXPECT_EQ(c.plan.outputs.size(), group.outputs.size());
-      ASSERT_FALSE(c.plan.steps.empty());
-      for (const auto& s : c.plan.steps) {
-        if (s.type != "kernel") continue;
-        EXPECT_EQ(kernel_params(c.cuda_source, s.kernel).size(), s.args.size()) << s.kernel;
-        EXPECT_GE(s.grid[0], 1);
-        EXPECT_LE(s.block[0] * s.block[1] * s.block[2], 1024);
-      }
-      // Every reference points at something the plan allocates or receives.
-      for (const auto& s : c.plan.steps)
-        for (const auto& a : s.args) {
-          if (a.ref.empty()) continue;
-          auto colon = a.ref.find(':');
-          std::string kind = a.ref.substr(0, colon);
-          std::size_t i = std::stoul(a.ref.substr(colon + 1));
-          std::size_t n = kind == "input"    ? c.plan.inputs.size()
-                          : kind == "output" ? c.plan.outputs.size()
-                                             : c.plan.temps.size();
-          EXPECT_LT(i, n) << a.ref;
+      // The primary and every alternative: each is validated and benchmarked on its own.
+      auto check = [&](const Candidate& c) {
+        ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+        EXPECT_EQ(c.origin.kind, "builtin");
+        EXPECT_EQ(c.plan.inputs.size(), group.inputs.size());
+        EXPECT_EQ(c.plan.outputs.size(), group.outputs.size());
+        ASSERT_FALSE(c.plan.steps.empty());
+        for (const auto& s : c.plan.steps) {
+          if (s.type != "kernel") continue;
+          EXPECT_EQ(kernel_params(c.cuda_source, s.kernel).size(), s.args.size()) << s.kernel;
+          EXPECT_GE(s.grid[0], 1);
+          EXPECT_LE(s.block[0] * s.block[1] * s.block[2], 1024);
         }
-      // Validation's static checks see the same kernels the plan launches, and nothing to refuse.
-      StaticReport report = StaticChecker().check_candidate(c);
-      EXPECT_FALSE(report.refused()) << (report.refusals.empty() ? "" : report.refusals[0]);
-      for (const auto& s : c.plan.steps)
-        if (s.type == "kernel")
-          EXPECT_NE(std::find(report.kernels.begin(), report.kernels.end(), s.kernel), report.kernels.end())
-              << s.kernel;
-      NvrtcResult r = nvrtc.compile(c.cuda_source, name + ".cu", "sm_90");
-      EXPECT_TRUE(r.ok) << r.log;
-      EXPECT_NE(c.extension_source.find("PYBIND11_MODULE"), std::string::npos);
+        // Every reference points at something the plan allocates or receives.
+        for (const auto& s : c.plan.steps)
+          for (const auto& a : s.args) {
+            if (a.ref.empty()) continue;
+            auto colon = a.ref.find(':');
+            std::string kind = a.ref.substr(0, colon);
+            std::size_t i = std::stoul(a.ref.substr(colon + 1));
+            std::size_t n = kind == "input"    ? c.plan.inputs.size()
+                            : kind == "output" ? c.plan.outputs.size()
+                                               : c.plan.temps.size();
+            EXPECT_LT(i, n) << a.ref;
+          }
+        // Validation's static checks see the same kernels the plan launches, and nothing to refuse.
+        StaticReport report = StaticChecker().check_candidate(c);
+        EXPECT_FALSE(report.refused()) << (report.refusals.empty() ? "" : report.refusals[0]);
+        for (const auto& s : c.plan.steps)
+          if (s.type == "kernel")
+            EXPECT_NE(std::find(report.kernels.begin(), report.kernels.end(), s.kernel), report.kernels.end())
+                << s.kernel;
+        NvrtcResult r = nvrtc.compile(c.cuda_source, name + ".cu", "sm_90");
+        EXPECT_TRUE(r.ok) << r.log;
+        EXPECT_NE(c.extension_source.find("PYBIND11_MODULE"), std::string::npos);
+      };
+      check(gen.generate(g, group));
+      for (const auto& alternative : gen.alternatives(g, group)) {
+        SCOPED_TRACE("alternative " + alternative.origin.rule);
+        check(alternative);
+        ++alternatives;
+      }
     }
   }
   EXPECT_GE(groups, 25);
+  EXPECT_GE(alternatives, 8);  // the fp32 linear layers on tensor cores
 }
 
 TEST(BuiltinGenerator, SeedDemosPickTheFusedRulesAndMatchTheGoldenCode) {
@@ -328,7 +337,7 @@ TEST(BuiltinGenerator, LargeProblemsRunTheModelsOwnLibraryCallThenOneFusedEpilog
   }
 }
 
-TEST(BuiltinGenerator, OptInTensorCoreGemmReplacesTheLibraryCallOfFp32LinearLayers) {
+TEST(BuiltinGenerator, Fp32LinearLayersGetATensorCoreGemmAsAnAlternativeToTheLibraryCall) {
   NvrtcCompiler nvrtc(test::scratch_dir("generator_nvrtc_tf32x3"));
   GenerationTarget opt_in;
   opt_in.gemm_tf32x3 = true;
@@ -346,10 +355,14 @@ TEST(BuiltinGenerator, OptInTensorCoreGemmReplacesTheLibraryCallOfFp32LinearLaye
     SCOPED_TRACE(fmt::format("{} group {}", x.graph, x.group));
     ModelGraph g = test::graph_fixture(x.graph);
     const FusionGroup& group = g.groups.at(static_cast<std::size_t>(x.group));
-    // Off by default: eager's own library call, as measured and validated.
+    // The primary is eager's own library call, as measured and validated; the tensor-core form is
+    // its alternative, and the primary itself where the target asks for it.
     EXPECT_EQ(BuiltinGenerator().generate(g, group).origin.rule, "gemm_library+epilogue");
-
+    std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, group);
+    ASSERT_EQ(alternatives.size(), 1u);
     Candidate c = BuiltinGenerator(opt_in).generate(g, group);
+    EXPECT_EQ(alternatives[0], c);
+    EXPECT_TRUE(BuiltinGenerator(opt_in).alternatives(g, group).empty());
     ASSERT_FALSE(c.declined.has_value()) << *c.declined;
     EXPECT_EQ(c.origin.rule, "gemm_tf32x3");
     EXPECT_TRUE(c.library_ops.empty());
@@ -372,16 +385,31 @@ TEST(BuiltinGenerator, OptInTensorCoreGemmReplacesTheLibraryCallOfFp32LinearLaye
               std::string::npos);
   }
 
-  // Where it does not apply the library path stays: the qkv projection's head split (views), a
-  // batched product, and fp16 models (3xTF32 is an fp32 method).
+  // The qkv projection's head split (outputs that are views of the result): each element is stored
+  // into the view that holds it, with no epilogue pass.
   ModelGraph tiny = test::graph_fixture("tiny_transformer_block");
-  EXPECT_EQ(BuiltinGenerator(opt_in).generate(tiny, tiny.groups[1]).origin.rule, "gemm_library+epilogue");
+  Candidate qkv = BuiltinGenerator(opt_in).generate(tiny, tiny.groups[1]);
+  EXPECT_EQ(qkv.origin.rule, "gemm_tf32x3");
+  ASSERT_EQ(qkv.plan.steps.size(), 1u);
+  EXPECT_EQ(qkv.plan.outputs.size(), 3u);
+  EXPECT_NE(qkv.cuda_source.find("unsigned rest_row = unsigned(row - 0);"), std::string::npos);
+  NvrtcResult qkv_compiled = nvrtc.compile(qkv.cuda_source, "qkv.cu", "sm_90");
+  EXPECT_TRUE(qkv_compiled.ok) << qkv_compiled.log;
+  // Where it does not apply the library path stays, with no alternative: a batched product, and fp16
+  // models (3xTF32 is an fp32 method).
   EXPECT_EQ(BuiltinGenerator(opt_in).generate(tiny, tiny.groups[4]).origin.rule, "gemm_library+epilogue");
   ModelGraph half = test::graph_fixture("mlp_block", "float16");
   EXPECT_EQ(BuiltinGenerator(opt_in).generate(half, half.groups[3]).origin.rule, "gemm_library+epilogue");
+  EXPECT_TRUE(BuiltinGenerator().alternatives(half, half.groups[3]).empty());
   // The seed's small GEMM keeps its tiled FMA kernel (launch bound at 128x64 -> 128).
   ModelGraph seed = test::graph_fixture("matmul_scaling_residual_add");
   EXPECT_EQ(BuiltinGenerator(opt_in).generate(seed, seed.groups[0]).origin.rule, "gemm_tiled");
+  EXPECT_TRUE(BuiltinGenerator().alternatives(seed, seed.groups[0]).empty());
+  // Over a whole model, exactly its fp32 linear layers of a tile-sized output get one.
+  std::vector<int> with_alternative;
+  for (const auto& group : tiny.groups)
+    if (!BuiltinGenerator().alternatives(tiny, group).empty()) with_alternative.push_back(group.id);
+  EXPECT_EQ(with_alternative, (std::vector<int>{1, 5, 7, 8}));
 }
 
 TEST(BuiltinGenerator, CandidateJsonRoundTrips) {

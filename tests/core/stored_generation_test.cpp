@@ -65,7 +65,8 @@ Candidate declined(const FusionGroup& g) {
 TEST(StoredGeneration, EveryVersionStoresItsOwnPlanAndTheRevisionThatWroteIt) {
   ProjectStore store = ProjectStore::create(test::scratch_dir("gen_plan_per_version") / "p");
   Candidate c = candidate(group(0), "nova_g0_v1", 4);
-  auto ids = store_generated(store, {generated(group(0), c), generated(group(1), declined(group(1)))});
+  auto ids =
+      store_generated(store, {generated(group(0), c), generated(group(1), declined(group(1)))}).primary;
   ASSERT_EQ(ids.size(), 2u);
   ASSERT_NE(ids[0], 0);
   EXPECT_EQ(ids[1], 0);  // declined: a group record, no version
@@ -97,12 +98,12 @@ TEST(StoredGeneration, EveryVersionStoresItsOwnPlanAndTheRevisionThatWroteIt) {
 TEST(StoredGeneration, GeneratingAGroupAgainAddsAVersionUnderItsNewestBuiltinOne) {
   ProjectStore store = ProjectStore::create(test::scratch_dir("gen_regenerate") / "p");
   Candidate first = candidate(group(0), "nova_g0_v1", 4);
-  int64_t v1 = store_generated(store, {generated(group(0), first)}).at(0);
+  int64_t v1 = store_generated(store, {generated(group(0), first)}).primary.at(0);
   int64_t edit = store.add_user_edit(v1, first.cuda_source + "// mine\n");
 
   // A newer generator: another kernel name and grid for the same group.
   Candidate second = candidate(group(0), "nova_g0_v2", 132);
-  auto ids = store_generated(store, {generated(group(0), second)});
+  auto ids = store_generated(store, {generated(group(0), second)}).primary;
   ASSERT_EQ(ids.size(), 1u);
   int64_t v2 = ids[0];
   ASSERT_NE(v2, 0);
@@ -123,10 +124,44 @@ TEST(StoredGeneration, GeneratingAGroupAgainAddsAVersionUnderItsNewestBuiltinOne
 
   // A third generation: the parent is the newest builtin version; the same candidate again adds none.
   Candidate third = candidate(group(0), "nova_g0_v3", 264);
-  int64_t v3 = store_generated(store, {generated(group(0), third)}).at(0);
+  int64_t v3 = store_generated(store, {generated(group(0), third)}).primary.at(0);
   EXPECT_EQ(store.version(v3).parent_id, v2);
-  EXPECT_EQ(store_generated(store, {generated(group(0), third)}).at(0), 0);
+  EXPECT_EQ(store_generated(store, {generated(group(0), third)}).primary.at(0), 0);
   EXPECT_EQ(store.all_versions().size(), 4u);
+}
+
+TEST(StoredGeneration, AlternativesAreVersionsBesideThePrimaryAndAreNotStoredTwice) {
+  ProjectStore store = ProjectStore::create(test::scratch_dir("gen_alternatives") / "p");
+  Candidate primary = candidate(group(0), "nova_g0_library", 4);
+  Candidate tensor_cores = candidate(group(0), "nova_g0_tf32x3", 96);
+  tensor_cores.origin.rule = "gemm_tf32x3";
+  GeneratedGroup r = generated(group(0), primary);
+  r.alternatives.push_back({tensor_cores, r.build});
+  StoredGeneration first = store_generated(store, {r});
+  ASSERT_EQ(first.primary.size(), 1u);
+  ASSERT_NE(first.primary[0], 0);
+  ASSERT_EQ(first.alternatives.size(), 1u);
+  EXPECT_EQ(first.added(), 2);
+  CandidateVersion alt = store.version(first.alternatives[0]);
+  EXPECT_EQ(alt.parent_id, first.primary[0]);  // the diff view compares it with the primary
+  EXPECT_EQ(alt.origin.rule, "gemm_tf32x3");
+  EXPECT_EQ(alt.origin.kind, OriginKind::builtin);
+  EXPECT_EQ(stored_candidate(store, alt.id)->candidate, tensor_cores);
+  EXPECT_TRUE(store.latest_build_log(alt.id)->ok);
+
+  // The same generation again adds nothing; a newer alternative goes under the older one of its
+  // rule, and the unchanged primary (no longer the newest builtin version) is not stored again.
+  EXPECT_EQ(store_generated(store, {r}).added(), 0);
+  Candidate tensor_cores2 = candidate(group(0), "nova_g0_tf32x3_v2", 192);
+  tensor_cores2.origin.rule = "gemm_tf32x3";
+  GeneratedGroup r2 = generated(group(0), primary);
+  r2.alternatives.push_back({tensor_cores2, r2.build});
+  StoredGeneration second = store_generated(store, {r2});
+  EXPECT_EQ(second.primary, std::vector<std::int64_t>{0});
+  ASSERT_EQ(second.alternatives.size(), 1u);
+  EXPECT_EQ(store.version(second.alternatives[0]).parent_id, alt.id);
+  EXPECT_EQ(store.all_versions().size(), 3u);
+  ASSERT_EQ(store.fusion_groups().size(), 1u);
 }
 
 TEST(StoredGeneration, AGroupWhoseReferenceChangedIsAnotherGroup) {

@@ -347,22 +347,26 @@ void MainWindow::generateCandidates() {
         [self, owner, generated, olderRevision] {
           // A newer model superseded this one: its project is gone; drop the result.
           if (!self || !owner || self->intake_ != owner || !self->project_) return;
-          int built = 0, declined = 0;
+          int built = 0, declined = 0, alternatives = 0;
           for (const auto& g : *generated) {
             built += g.build.ok;
             declined += g.candidate.declined.has_value();
+            alternatives += static_cast<int>(g.alternatives.size());
           }
-          std::vector<std::int64_t> ids;
+          StoredGeneration stored;
           try {
-            ids = store_generated(*self->project_, *generated);
+            stored = store_generated(*self->project_, *generated);
           } catch (const std::exception& e) {
             self->statusBar()->showMessage(tr("Candidates not saved: %1").arg(e.what()), 30000);
             return;
           }
           self->workspace_->versionTree()->refresh();
-          int added = 0;
-          for (auto id : ids)
-            if (id && added++ == 0) self->workspace_->openVersion(id);
+          const int added = stored.added();
+          for (auto id : stored.primary)
+            if (id) {
+              self->workspace_->openVersion(id);
+              break;
+            }
           if (olderRevision) {
             QString from = *olderRevision > 0 ? QString::number(*olderRevision) : tr("unrecorded");
             QString what = added == 0   ? tr("its kernels for this model are unchanged")
@@ -377,10 +381,15 @@ void MainWindow::generateCandidates() {
             return;
           }
           self->statusBar()->showMessage(
-              tr("Builtin generator: %1 candidates, %2 compiled with NVRTC, %3 declined")
+              tr("Builtin generator: %1 candidates, %2 compiled with NVRTC, %3 declined%4")
                   .arg(generated->size() - declined)
                   .arg(built)
-                  .arg(declined));
+                  .arg(declined)
+                  .arg(alternatives == 0 ? QString()
+                                         : tr("; %1 alternative forms beside them (tensor-core GEMM): "
+                                              "validate and benchmark each, and export the faster one "
+                                              "that passes")
+                                               .arg(alternatives)));
           emit self->candidatesReady(static_cast<int>(generated->size()) - declined);
         },
         Qt::QueuedConnection);
