@@ -66,15 +66,16 @@ TEST(ExtensionBuild, AHalfPrecisionLibraryPlusEpilogueExtensionCompilesWithNvcc)
   expect_extension_compiles(c, "nova_half_ext");
 }
 
-TEST(ExtensionBuild, AnOptInTensorCoreGemmExtensionCompilesWithNvcc) {
-  // mlp_block's down projection plus residual on the 3xTF32 tensor-core path: the GEMM header is
-  // inlined, the kernel asks for 96 KB of dynamic shared memory before its launch.
-  ModelGraph g = test::graph_fixture("mlp_block");
-  GenerationTarget opt_in;
-  opt_in.gemm_tf32x3 = true;
-  Candidate c = BuiltinGenerator(opt_in).generate(g, g.groups[3]);
-  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+TEST(ExtensionBuild, ATensorCoreGemmAlternativeExtensionCompilesWithNvcc) {
+  // The attention's qkv projection on the 3xTF32 tensor-core path, its head split stored straight
+  // into the three outputs: the GEMM header is inlined, the kernel asks for 96 KB of dynamic shared
+  // memory before its launch, and the extension returns q, v and k transposed.
+  ModelGraph g = test::graph_fixture("tiny_transformer_block");
+  std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, g.groups[1]);
+  ASSERT_EQ(alternatives.size(), 1u);
+  const Candidate& c = alternatives[0];
   ASSERT_EQ(c.origin.rule, "gemm_tf32x3");
+  ASSERT_EQ(c.plan.outputs.size(), 3u);
   expect_extension_compiles(c, "nova_tf32x3_ext");
 }
 
