@@ -6,7 +6,9 @@ ships, or declined and eager is kept); then the geometric means over the groups 
 of issue #6; then, for the memory-bound groups
 that issue names, the bandwidth reached (bytes of the plan's inputs and outputs, each read or written
 once, over the cold median) as a share of the device-to-device copy ceiling (4.25 TB/s on the lent
-H200, docs/BENCHMARKING.md; NOVA_COPY_TBPS overrides it), and the benchmark's review flags.
+H200, docs/BENCHMARKING.md; NOVA_COPY_TBPS overrides it) and, where the benchmark timed its copy
+reference (a device-to-device copy of the same bytes, interleaved with the variants in the same
+process), the share of that copy's speed the kernel reaches; and the benchmark's review flags.
 
 A group with alternatives (groupN.RULE, rows marked +) ships the fastest of its candidates that passed
 validation and ships (by the cold, then the wall speedup against eager, each measured in its own run).
@@ -115,6 +117,13 @@ def main(out, models):
                     if comp:
                         line += (f"; vs torch.compile cold {comp / cold:.3f}x "
                                  f"(target not slower: {'met' if comp >= cold else 'missed'})")
+                    copy = median(b, "copy", "cold")
+                    ref = ((b or {}).get("method") or {}).get("copy_reference") or {}
+                    if copy and ref.get("copy_bytes"):
+                        copy_tbps = ref["copy_bytes"] / (copy * 1e-6) / 1e12
+                        line += (f"\n    alongside, a copy of the same {ref['copy_bytes'] / 1e6:.1f} MB: {copy:.2f} us = "
+                                 f"{copy_tbps:.2f} TB/s = {100 * copy_tbps / COPY_TBPS:.1f}% of {COPY_TBPS:.2f}; "
+                                 f"the kernel at {100 * copy / cold:.1f}% of that copy's speed")
                     bandwidth.append(line)
             kept = "ships" if best else state or "not shipped (failed or unmeasured)"
             tally[kept] = tally.get(kept, 0) + 1

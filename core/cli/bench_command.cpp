@@ -1,6 +1,7 @@
 // `nova bench MODEL --group N --candidate CAND [--mode cold|warm|graph|all] [--json]`: the
 // candidate against PyTorch eager and torch.compile, interleaved in one worker process; medians
-// with IQR, raw samples, speedups, energy, environment and method, and the verdict: the candidate
+// with IQR, raw samples, speedups, the memory floor (a copy of the same bytes, timed alongside),
+// energy, environment and method, and the verdict: the candidate
 // ships or is declined (slower than eager, cold or wall). A decline is a result, not an error:
 // the exit status is 0 as for a candidate that ships. Exit 3 without a GPU.
 #include <fstream>
@@ -55,6 +56,11 @@ void add_bench_command(CLI::App& app) {
                                m.summary.median, m.summary.iqr, m.summary.n);
     for (const auto& s : b.speedups)
       std::cout << fmt::format("  speedup over {} ({}): {:.2f}x\n", s.baseline, s.mode, s.value);
+    for (const auto& c : b.copy_shares)
+      std::cout << fmt::format(
+          "  memory floor ({}): a copy of the same {:.1f} MB took {:.2f} us ({:.2f} TB/s); the candidate "
+          "runs at {:.0f}% of its speed\n",
+          c.mode, c.bytes / 1e6, c.copy_us, c.copy_tb_per_s(), 100 * c.share());
     for (const auto& [variant, e] : b.energy.items())
       if (e.value("available", false))
         std::cout << fmt::format("  energy {}: {:.3f} mJ per call\n", variant, e.value("mj_per_call", 0.0));

@@ -23,21 +23,30 @@ std::vector<std::string> BenchmarkResult::modes() const {
 void BenchmarkResult::recompute() {
   for (auto& m : measurements) m.summary = SampleSummary::of(m.samples);
   speedups.clear();
+  copy_shares.clear();
   std::erase_if(flags, [](const std::string& f) { return f.find(": review") != std::string::npos; });
   for (const auto& mode : modes()) {
     const Measurement* c = find("candidate", mode);
     if (!c || c->summary.n == 0 || c->summary.median <= 0) continue;
     for (const auto& m : measurements) {
-      if (m.mode != mode || m.variant == "candidate" || m.summary.n == 0) continue;
+      if (m.mode != mode || m.variant == "candidate" || m.variant == kCopyReference || m.summary.n == 0)
+        continue;
       double value = m.summary.median / c->summary.median;
       speedups.push_back({mode, m.variant, value});
       if (value > kReviewSpeedup)
         flags.push_back(fmt::format("speedup {:.1f}x over {} ({}) is above {:g}x: review", value, m.variant,
                                     mode, kReviewSpeedup));
     }
+    const Measurement* copy = find(kCopyReference, mode);
+    const json* ref = method.contains("copy_reference") && method["copy_reference"].is_object()
+                          ? &method["copy_reference"]
+                          : nullptr;
+    if (copy && copy->summary.n > 0 && ref)
+      copy_shares.push_back({mode, ref->value("copy_bytes", 0.0), copy->summary.median, c->summary.median});
   }
   for (const auto& m : measurements) {
-    if (m.mode != "cold" || m.summary.n == 0) continue;
+    // The reference's cold time over its wall time says nothing about the candidate's figures.
+    if (m.mode != "cold" || m.summary.n == 0 || m.variant == kCopyReference) continue;
     const Measurement* w = find(m.variant, "wall");
     if (w && w->summary.n > 0 && m.summary.median > kReviewColdOverWall * w->summary.median)
       flags.push_back(
@@ -62,6 +71,12 @@ void from_json(const json& j, Measurement& m) {
   m.summary = SampleSummary::of(m.samples);
 }
 
+void to_json(json& j, const CopyShare& s) {
+  j = {{"mode", s.mode},       {"bytes", s.bytes},
+       {"copy_us", s.copy_us}, {"candidate_us", s.candidate_us},
+       {"share", s.share()},   {"copy_tb_per_s", s.copy_tb_per_s()}};
+}
+
 void to_json(json& j, const Speedup& s) {
   j = {{"mode", s.mode}, {"baseline", s.baseline}, {"value", s.value}};
 }
@@ -72,10 +87,19 @@ void from_json(const json& j, Speedup& s) {
 }
 
 void to_json(json& j, const BenchmarkResult& r) {
-  j = {{"candidate", r.candidate},       {"path", r.path},     {"measurements", r.measurements},
-       {"speedups", r.speedups},         {"flags", r.flags},   {"verdict", r.verdict},
-       {"verification", r.verification}, {"energy", r.energy}, {"errors", r.errors},
-       {"environment", r.environment},   {"method", r.method}, {"elapsed_s", r.elapsed_s}};
+  j = {{"candidate", r.candidate},
+       {"path", r.path},
+       {"measurements", r.measurements},
+       {"speedups", r.speedups},
+       {"copy_shares", r.copy_shares},
+       {"flags", r.flags},
+       {"verdict", r.verdict},
+       {"verification", r.verification},
+       {"energy", r.energy},
+       {"errors", r.errors},
+       {"environment", r.environment},
+       {"method", r.method},
+       {"elapsed_s", r.elapsed_s}};
 }
 void from_json(const json& j, BenchmarkResult& r) {
   r.candidate = j.value("candidate", "");

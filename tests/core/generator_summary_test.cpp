@@ -21,10 +21,10 @@ const std::vector<std::string> kModels = {"conv2d_min_add_multiply", "matmul_sca
                                           "conv2d_relu_hardswish",   "mlp_block",
                                           "tiny_transformer_block"};
 
-std::string summary_of(const fs::path& run) {
+std::string summary_of(const fs::path& run, const std::vector<std::string>& models = kModels) {
   std::vector<std::string> argv = {
       "python3", (fs::path(NOVA_SOURCE_DIR) / "packaging/generator-summary.py").string(), run.string()};
-  argv.insert(argv.end(), kModels.begin(), kModels.end());
+  argv.insert(argv.end(), models.begin(), models.end());
   ProcessResult r = ChildProcess::run(argv, ChildProcess::minimal_env(), 60s);
   EXPECT_EQ(r.status.code, 0) << r.err;
   return r.out;
@@ -50,6 +50,31 @@ TEST(GeneratorSummary, ShipsTheFastestCandidateThatPassedAndKeepsEagerWhereNoneD
       << out;
   EXPECT_TRUE(has(out, "geometric mean vs eager          cold 1.69x  wall 1.71x  (target 1.5x: met)")) << out;
   EXPECT_TRUE(has(out, "geometric mean vs torch.compile  cold 1.22x  wall 1.93x  (target 1.2x: met)")) << out;
+  // Run I's benchmarks predate the copy reference: the memory-bound lines compare with 4.25 TB/s only.
+  EXPECT_TRUE(has(out, "layernorm_gelu g0: 134.2 MB in 37.44 us cold")) << out;
+  EXPECT_FALSE(has(out, "alongside, a copy")) << out;
+}
+
+TEST(GeneratorSummary, ComparesMemoryBoundKernelsWithACopyOfTheSameBytesTimedAlongside) {
+  // Device run N (tests/fixtures/generator_run/h200_copyref): the seed conv and the three
+  // memory-bound examples, each benchmark with the copy reference in the same process.
+  std::string out =
+      summary_of(test::fixtures_dir() / "generator_run" / "h200_copyref",
+                 {"conv2d_min_add_multiply", "swish_bias_clamp", "softmax_rows", "layernorm_gelu"});
+  EXPECT_TRUE(has(out,
+                  "layernorm_gelu g0: 134.2 MB in 37.50 us cold = 3.58 TB/s = 84.2% of copy (target 85%: "
+                  "missed)"))
+      << out;
+  EXPECT_TRUE(has(out,
+                  "alongside, a copy of the same 134.2 MB: 36.77 us = 3.65 TB/s = 85.9% of 4.25; the kernel "
+                  "at 98.0% of that copy's speed"))
+      << out;
+  EXPECT_TRUE(has(out,
+                  "alongside, a copy of the same 268.4 MB: 69.41 us = 3.87 TB/s = 91.0% of 4.25; the kernel "
+                  "at 102.7% of that copy's speed"))
+      << out;
+  // The seed conv is not one of the memory-bound groups: no bandwidth line for it.
+  EXPECT_FALSE(has(out, "conv2d_min_add_multiply g0: ")) << out;
 }
 
 TEST(GeneratorSummary, WithoutTheAlternativesTheGemmGroupsKeepEagerAndTheTargetIsMissed) {

@@ -175,6 +175,39 @@ TEST(BenchmarkResult, RecomputesMediansSpeedupsAndFlagsImplausibleOnes) {
   EXPECT_EQ(json(b)["measurements"][0]["iqr"], c->summary.iqr);
 }
 
+// Device run N (eighth session, docs/perf-notes.md): layernorm_gelu's generated kernel with the copy
+// reference timed alongside, as the worker answered (raw samples kept).
+TEST(BenchmarkResult, TimesACopyOfTheSameBytesAlongsideAndTakesNoSpeedupOverIt) {
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  const json recorded = json::parse(f);
+  BenchmarkResult b = recorded.get<BenchmarkResult>();
+  // Speedups over the two baselines only, in both modes; the reference is never one.
+  ASSERT_EQ(b.speedups.size(), 4u);
+  for (const auto& s : b.speedups) EXPECT_NE(s.baseline, BenchmarkResult::kCopyReference);
+  EXPECT_TRUE(b.verdict.ships());
+  // The copy moves what the group must: its input (32 x 512 x 1024 floats) and the norm's weight and
+  // bias (1024 floats each) read once, its output written once.
+  EXPECT_EQ(b.method["copy_reference"]["bytes_read"].get<double>(), 4.0 * (32 * 512 * 1024 + 2 * 1024));
+  EXPECT_EQ(b.method["copy_reference"]["bytes_written"].get<double>(), 4.0 * 32 * 512 * 1024);
+  ASSERT_EQ(b.copy_shares.size(), 2u);
+  for (const auto& c : b.copy_shares) {
+    EXPECT_EQ(c.bytes, 134225920.0) << c.mode;
+    EXPECT_DOUBLE_EQ(c.copy_us, b.find("copy", c.mode)->summary.median) << c.mode;
+    EXPECT_DOUBLE_EQ(c.candidate_us, b.find("candidate", c.mode)->summary.median) << c.mode;
+  }
+  // Recorded on the H200: the copy 36.77 us cold (3.65 TB/s), the kernel 37.50 us: 98% of its speed.
+  EXPECT_EQ(b.copy_shares[0].mode, "cold");
+  EXPECT_NEAR(b.copy_shares[0].copy_tb_per_s(), 3.65, 0.005);
+  EXPECT_NEAR(b.copy_shares[0].share(), 0.980, 0.0005);
+  EXPECT_EQ(b.copy_shares[1].mode, "wall");
+  EXPECT_NEAR(b.copy_shares[1].share(), 0.964, 0.0005);
+  EXPECT_EQ(json(b).get<BenchmarkResult>(), b);
+  // A result from before the reference (no copy_reference in its method) has no shares.
+  json old = recorded;
+  old["method"].erase("copy_reference");
+  EXPECT_TRUE(old.get<BenchmarkResult>().copy_shares.empty());
+}
+
 class EvaluatorTest : public ::testing::Test {
  protected:
   void SetUp() override {

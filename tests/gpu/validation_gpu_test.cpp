@@ -301,6 +301,28 @@ TEST_F(ValidationGpu, TurnaroundFromSubmitToValidatedAndBenchmarked) {
     EXPECT_GT(last.method["lead_us"].value(variant, 0.0), 0.0) << last.method.dump();
   }
   for (const auto& f : last.flags) EXPECT_EQ(f.find("above its wall time"), std::string::npos) << f;
+  // The memory floor, timed alongside in every mode: a copy of the group's compulsory bytes (its
+  // inputs read once, its output written once), never a baseline.
+  const LaunchPlan lp = CandidateEvaluator::load_candidate(plan).plan;
+  double plan_bytes = 0;
+  for (const auto* tensors : {&lp.inputs, &lp.outputs})
+    for (const auto& t : *tensors) {
+      double n = t.dtype == "float32" ? 4 : 2;
+      for (auto d : t.shape) n *= static_cast<double>(d);
+      plan_bytes += n;
+    }
+  const json& ref = last.method["copy_reference"];
+  ASSERT_TRUE(ref.is_object()) << last.method.dump();
+  EXPECT_GE(ref.value("copy_bytes", 0.0), plan_bytes) << ref.dump();
+  EXPECT_LE(ref.value("copy_bytes", 0.0), plan_bytes + 32) << ref.dump();
+  ASSERT_EQ(last.copy_shares.size(), 4u) << json(last).dump();
+  for (const auto& c : last.copy_shares) {
+    EXPECT_GT(c.copy_us, 0) << c.mode;
+    EXPECT_GT(c.share(), 0) << c.mode;
+    std::cout << "memory floor (" << c.mode << "): copy " << c.copy_us << " us, candidate " << c.candidate_us
+              << " us, share " << c.share() << "\n";
+  }
+  for (const auto& s : last.speedups) EXPECT_NE(s.baseline, BenchmarkResult::kCopyReference);
   for (const auto& s : last.speedups)
     std::cout << "speedup over " << s.baseline << " (" << s.mode << "): " << s.value << "\n";
 }

@@ -1,5 +1,6 @@
 // The results and jobs panels on the offscreen platform, with screenshots to look at. The inputs
 // are widget-test data (seeded random samples), not measurements.
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -98,6 +99,23 @@ TEST(ResultsPanel, ShowsTrialsChecksAChartAndSpeedupsInWords) {
   EXPECT_TRUE(p.benchmarkVerdictText().startsWith("Benchmark: ships: not slower than eager (cold "))
       << p.benchmarkVerdictText().toStdString();
   save(p, "results_panel.png");
+}
+
+TEST(ResultsPanel, ShowsTheCopyOfTheSameBytesAsTheMemoryFloor) {
+  // Device run N: layernorm_gelu's kernel with the copy reference timed alongside (cold and wall).
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  BenchmarkResult b = nlohmann::json::parse(f).get<BenchmarkResult>();
+  ResultsPanel p;
+  p.resize(1000, 760);
+  p.setBenchmark(b);
+  p.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&p));
+  EXPECT_EQ(p.chart()->boxCount(), 2 * 4);  // cold and wall; eager, torch.compile, candidate, copy
+  EXPECT_TRUE(p.speedupText().contains(
+      "At 98% of the speed of a copy of the same 134.2 MB (36.77 us, 3.65 TB/s; GPU time, L2 flushed)"))
+      << p.speedupText().toStdString();
+  EXPECT_FALSE(p.speedupText().contains("than copy")) << p.speedupText().toStdString();
+  save(p, "results_panel_copy.png");
 }
 
 TEST(ResultsPanel, SaysSoWhenTheBenchmarkDeclinesTheCandidate) {

@@ -21,6 +21,7 @@ QString BenchmarkChart::modeLabel(const std::string& mode) {
 QString BenchmarkChart::variantLabel(const std::string& variant) {
   if (variant == "compile") return "torch.compile";
   if (variant == "eager") return "PyTorch eager";
+  if (variant == BenchmarkResult::kCopyReference) return tr("copy of the same bytes (memory floor)");
   return QString::fromStdString(variant);
 }
 
@@ -39,12 +40,13 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
   for (const auto& m : modes) categories << modeLabel(m);
   double top = 0;
   boxes_ = 0;
-  const QColor colors[] = {QColor(120, 120, 120), QColor(70, 120, 200), QColor(230, 120, 30)};
+  const QColor colors[] = {QColor(120, 120, 120), QColor(70, 120, 200), QColor(230, 120, 30),
+                           QColor(150, 200, 150)};
   int ci = 0;
-  for (const char* variant : {"eager", "compile", "candidate"}) {
+  for (const char* variant : {"eager", "compile", "candidate", BenchmarkResult::kCopyReference}) {
     auto* series = new QBoxPlotSeries;
     series->setName(variantLabel(variant));
-    const QColor color = colors[ci++ % 3];
+    const QColor color = colors[ci++ % 4];
     bool any = false;
     for (const auto& mode : modes) {
       const Measurement* m = r.find(variant, mode);

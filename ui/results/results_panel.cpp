@@ -64,6 +64,13 @@ QString ResultsPanel::describeSpeedups(const BenchmarkResult& r) {
                                  : tr("%1x slower than %2").arg(1.0 / s.value, 0, 'f', 2).arg(base);
     out << QString("%1 (%2)").arg(how, BenchmarkChart::modeLabel(s.mode));
   }
+  for (const auto& c : r.copy_shares)
+    out << tr("At %1% of the speed of a copy of the same %2 MB (%3 us, %4 TB/s; %5)")
+               .arg(100 * c.share(), 0, 'f', 0)
+               .arg(c.bytes / 1e6, 0, 'f', 1)
+               .arg(c.copy_us, 0, 'f', 2)
+               .arg(c.copy_tb_per_s(), 0, 'f', 2)
+               .arg(BenchmarkChart::modeLabel(c.mode));
   for (const auto& f : r.flags) out << tr("Flag: ") + QString::fromStdString(f);
   return out.join("\n");
 }

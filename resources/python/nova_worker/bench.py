@@ -7,7 +7,10 @@ spin that covers the host's time to queue the call, so launch gaps stay outside 
 on the current stream after warm-up; wall time per call from back-to-back host timing. A
 verification pass synchronizes the device before the end event and compares: work hidden on
 another stream shows up there. Energy per call comes from NVML's total-energy counter. Raw samples
-are kept. Entry points: bench(args, progress) and `python -m nova_worker.bench ARGS.json`.
+are kept. Beside the baselines, a reference that is not one: "copy", a device-to-device copy moving
+the group's compulsory bytes (every input and parameter read once, every output written once),
+interleaved with the others in every mode: the memory floor measured alongside, in the same mode.
+Entry points: bench(args, progress) and `python -m nova_worker.bench ARGS.json`.
 """
 
 import math
@@ -152,6 +155,31 @@ def _graph_times(variants, calls_per_graph, replays):
     return out, errors
 
 
+def _tensor_bytes(x):
+    """Bytes of the tensors in x (a tensor, or a tuple/list of them), each counted once."""
+    seen, total = set(), 0
+    for t in x if isinstance(x, (tuple, list)) else (x,):
+        if isinstance(t, torch.Tensor) and t.is_cuda and t.data_ptr() not in seen:
+            seen.add(t.data_ptr())
+            total += t.numel() * t.element_size()
+    return total
+
+
+def _copy_reference(inst, device):
+    """The memory floor of the group, as a call to time beside the variants: torch's device-to-device
+    copy_ of a buffer of (read + written) / 2 bytes, which moves as many bytes in all as the group
+    must (its inputs and parameters read once, its outputs written once). Returns the call and what
+    it moves."""
+    read = _tensor_bytes(inst.tensors())
+    written = _tensor_bytes(inst.reference())
+    half = max(16, (read + written + 31) // 32 * 16)  # 16-byte multiple
+    src = torch.empty(half, dtype=torch.uint8, device=device)
+    dst = torch.empty_like(src)
+    src.fill_(1)
+    return (lambda: dst.copy_(src)), {"bytes_read": read, "bytes_written": written, "copy_bytes": 2 * half,
+                                      "call": "torch copy_ of a contiguous buffer (device to device)"}
+
+
 def _verification(variants, calls=20):
     """Per variant: event time on the current stream, event time with a device-wide sync before
     the end event, and host time around call + sync (microseconds, medians)."""
@@ -238,6 +266,9 @@ def bench(args, progress):
         except Exception as exc:
             errors["compile"] = f"torch.compile failed: {type(exc).__name__}: {exc}"
         phases.mark("compile_baseline")
+    copy_reference = None
+    if args.get("copy_reference", True):
+        variants["copy"], copy_reference = _copy_reference(inst, device)
 
     progress("warming up", 0.15)
     for fn in variants.values():
@@ -291,10 +322,11 @@ def bench(args, progress):
     phases.mark("timing_wall")
 
     progress("verification pass", 0.87)
-    verification = _verification(variants)
+    timed = {n: fn for n, fn in variants.items() if n != "copy"}  # the reference is only timed
+    verification = _verification(timed)
     phases.mark("verification")
     progress("energy", 0.93)
-    energy = {n: _energy(nvml, fn) for n, fn in variants.items()}
+    energy = {n: _energy(nvml, fn) for n, fn in timed.items()}
     clocks.sample("end")
     phases.mark("energy")
 
@@ -326,7 +358,8 @@ def bench(args, progress):
                          "energy": "NVML total energy counter over a loop of at least 0.3 s",
                          "lead_us": lead_us, "host_enqueue_us": enqueue_us,
                          "spin_cycles_per_us": spin_rate,
-                         "lead": "cold: a GPU spin of lead_us (per variant) queued before each call's flush"},
+                         "lead": "cold: a GPU spin of lead_us (per variant) queued before each call's flush",
+                         "copy_reference": copy_reference},
               "environment": environment(nvml, clocks), "elapsed_s": time.monotonic() - started}
     phases.mark("summary")
     result["phase_s"] = phases.seconds
