@@ -24,17 +24,21 @@ void add_bench_command(CLI::App& app) {
     EvaluationCli common;
     std::string mode = "all";
     std::vector<std::string> baselines{"eager", "compile"};
+    bool no_copy_reference = false;
   };
   auto opts = std::make_shared<Opts>();
   opts->common.add_options(*cmd);
   cmd->add_option("--mode", opts->mode, "cold (L2 flushed), warm, graph (CUDA-graph replay) or all")
       ->check(CLI::IsMember({"cold", "warm", "graph", "all"}));
   cmd->add_option("--baselines", opts->baselines, "eager and/or compile")->delimiter(',');
+  cmd->add_flag("--no-copy-reference", opts->no_copy_reference,
+                "do not time a copy of the group's bytes alongside (the memory floor)");
   cmd->callback([opts] {
     EvaluationRequest r = opts->common.request();
     r.modes = opts->mode == "all" ? std::vector<std::string>{"cold", "warm", "graph"}
                                   : std::vector<std::string>{opts->mode};
     r.baselines = opts->baselines;
+    r.copy_reference = !opts->no_copy_reference;
     ChildProcessWorkerRunner runner;
     NvrtcCompiler compiler;
     CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-bench");

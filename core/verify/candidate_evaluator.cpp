@@ -169,6 +169,7 @@ ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, 
   if (bench) {
     (*args)["modes"] = r.modes;
     (*args)["baselines"] = r.baselines;
+    (*args)["copy_reference"] = r.copy_reference;
   }
   if (call.doing.empty()) call.doing = "validating candidate " + r.label;
   // Where the time goes (raw["timings"]): this side before the worker, the worker call, and the
@@ -225,6 +226,7 @@ BenchmarkResult CandidateEvaluator::bench(const EvaluationRequest& r, WorkerCall
   if (!args) throw std::runtime_error(r.label + " " + why);
   (*args)["modes"] = r.modes;
   (*args)["baselines"] = r.baselines;
+  (*args)["copy_reference"] = r.copy_reference;
   if (call.doing.empty()) call.doing = "benchmarking candidate " + r.label;
   BenchmarkResult result = runner_.run("bench", *args, call).get<BenchmarkResult>();
   result.candidate = r.label;

@@ -34,6 +34,7 @@ struct EvaluationRequest {
   bool second_shape = true;
   std::vector<std::string> modes{"cold", "warm", "graph"};
   std::vector<std::string> baselines{"eager", "compile"};
+  bool copy_reference = true;  // bench: time a copy of the group's bytes alongside (the memory floor)
   bool enforce_static = true;  // false only to exercise the runtime checks on a refused source
   std::string arch = "sm_90";
 };

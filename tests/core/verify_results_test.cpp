@@ -239,6 +239,24 @@ TEST_F(EvaluatorTest, CompilesThenHandsTheWorkerTheCubinAndReportsLibraryBacking
   EXPECT_EQ(v.flags, std::vector<std::string>{"library-backed: calls aten.conv2d.default through PyTorch"});
 }
 
+TEST_F(EvaluatorTest, AsksTheWorkerToTimeTheCopyReferenceUnlessTurnedOff) {
+  // The worker's answer is device run N's recorded result for layernorm_gelu (copy timed alongside).
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  const json recorded = json::parse(f);
+  runner_.answer = [&](const std::string&, const json&) { return recorded; };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  BenchmarkResult b = e.bench(request_, {});
+  ASSERT_EQ(runner_.calls.size(), 1u);
+  EXPECT_EQ(runner_.calls[0].first, "bench");
+  EXPECT_EQ(runner_.calls[0].second["copy_reference"], true);
+  EXPECT_EQ(runner_.calls[0].second["baselines"], json({"eager", "compile"}));
+  EXPECT_EQ(b.copy_shares.size(), 2u);
+  request_.copy_reference = false;  // `nova bench --no-copy-reference`
+  e.bench(request_, {});
+  ASSERT_EQ(runner_.calls.size(), 2u);
+  EXPECT_EQ(runner_.calls[1].second["copy_reference"], false);
+}
+
 TEST_F(EvaluatorTest, EvaluationsSharingAWorkFolderNeverShareTheirFiles) {
   // Two `nova validate` runs side by side use the same default work folder; one once loaded the
   // other's candidate JSON (same label "group0") and failed on a kernel name it did not define.
