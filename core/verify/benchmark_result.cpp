@@ -25,6 +25,10 @@ void BenchmarkResult::recompute() {
   speedups.clear();
   copy_shares.clear();
   std::erase_if(flags, [](const std::string& f) { return f.find(": review") != std::string::npos; });
+  // What the worker's copy reference moved; absent in results from before it, or when turned off.
+  const json* copy_reference = method.contains("copy_reference") && method["copy_reference"].is_object()
+                                   ? &method["copy_reference"]
+                                   : nullptr;
   for (const auto& mode : modes()) {
     const Measurement* c = find("candidate", mode);
     if (!c || c->summary.n == 0 || c->summary.median <= 0) continue;
@@ -38,11 +42,9 @@ void BenchmarkResult::recompute() {
                                     mode, kReviewSpeedup));
     }
     const Measurement* copy = find(kCopyReference, mode);
-    const json* ref = method.contains("copy_reference") && method["copy_reference"].is_object()
-                          ? &method["copy_reference"]
-                          : nullptr;
-    if (copy && copy->summary.n > 0 && ref)
-      copy_shares.push_back({mode, ref->value("copy_bytes", 0.0), copy->summary.median, c->summary.median});
+    if (copy && copy->summary.n > 0 && copy_reference)
+      copy_shares.push_back(
+          {mode, copy_reference->value("copy_bytes", 0.0), copy->summary.median, c->summary.median});
   }
   for (const auto& m : measurements) {
     // The reference's cold time over its wall time says nothing about the candidate's figures.
