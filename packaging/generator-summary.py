@@ -8,7 +8,8 @@ that issue names, the bandwidth reached (bytes of the plan's inputs and outputs,
 once, over the cold median) as a share of the device-to-device copy ceiling (4.25 TB/s on the lent
 H200, docs/BENCHMARKING.md; NOVA_COPY_TBPS overrides it) and, where the benchmark timed its copy
 reference (a device-to-device copy of the same bytes, interleaved with the variants in the same
-process), the share of that copy's speed the kernel reaches; and the benchmark's review flags.
+process), the share of that copy's speed the kernel reaches; each with how the cold mode left the L2
+("clean" or "dirty", core/verify/benchmark_result.h); and the benchmark's review flags.
 
 A group with alternatives (groupN.RULE, rows marked +) ships the fastest of its candidates that passed
 validation and ships (by the cold, then the wall speedup against eager, each measured in its own run).
@@ -111,7 +112,8 @@ def main(out, models):
                     nbytes = plan_bytes(c["plan"])
                     tbps = nbytes / (cold * 1e-6) / 1e12
                     share = tbps / COPY_TBPS
-                    line = (f"  {m} g{tag}: {nbytes / 1e6:.1f} MB in {cold:.2f} us cold = {tbps:.2f} TB/s = "
+                    flush = ((b or {}).get("method") or {}).get("l2_flush", "dirty")  # dirty: results from before
+                    line = (f"  {m} g{tag}: {nbytes / 1e6:.1f} MB in {cold:.2f} us cold ({flush} L2) = {tbps:.2f} TB/s = "
                             f"{100 * share:.1f}% of copy (target {100 * TARGET_COPY_SHARE:.0f}%: "
                             f"{'met' if share >= TARGET_COPY_SHARE else 'missed'})")
                     if comp:

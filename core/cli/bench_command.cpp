@@ -25,6 +25,7 @@ void add_bench_command(CLI::App& app) {
     std::string mode = "all";
     std::vector<std::string> baselines{"eager", "compile"};
     bool no_copy_reference = false;
+    std::string l2_flush = "clean";
   };
   auto opts = std::make_shared<Opts>();
   opts->common.add_options(*cmd);
@@ -33,12 +34,17 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--baselines", opts->baselines, "eager and/or compile")->delimiter(',');
   cmd->add_flag("--no-copy-reference", opts->no_copy_reference,
                 "do not time a copy of the group's bytes alongside (the memory floor)");
+  cmd->add_option("--l2-flush", opts->l2_flush,
+                  "cold mode: clean (256 MB written, then 2x L2 read, so the call inherits no dirty "
+                  "line to write back) or dirty (the write alone)")
+      ->check(CLI::IsMember({"clean", "dirty"}));
   cmd->callback([opts] {
     EvaluationRequest r = opts->common.request();
     r.modes = opts->mode == "all" ? std::vector<std::string>{"cold", "warm", "graph"}
                                   : std::vector<std::string>{opts->mode};
     r.baselines = opts->baselines;
     r.copy_reference = !opts->no_copy_reference;
+    r.l2_flush = opts->l2_flush;
     ChildProcessWorkerRunner runner;
     NvrtcCompiler compiler;
     CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-bench");
@@ -65,6 +71,7 @@ void add_bench_command(CLI::App& app) {
           "  memory floor ({}): a copy of the same {:.1f} MB took {:.2f} us ({:.2f} TB/s); the candidate "
           "runs at {:.0f}% of its speed\n",
           c.mode, c.bytes / 1e6, c.copy_us, c.copy_tb_per_s(), 100 * c.share());
+    if (auto flush = b.cold_flush_sentence(); !flush.empty()) std::cout << "  cold mode: " << flush << "\n";
     for (const auto& [variant, e] : b.energy.items())
       if (e.value("available", false))
         std::cout << fmt::format("  energy {}: {:.3f} mJ per call\n", variant, e.value("mj_per_call", 0.0));

@@ -20,6 +20,22 @@ std::vector<std::string> BenchmarkResult::modes() const {
   return out;
 }
 
+std::string BenchmarkResult::l2_flush() const { return method.value("l2_flush", std::string("dirty")); }
+
+std::string BenchmarkResult::cold_flush_sentence() const {
+  if (!find("candidate", "cold")) return {};
+  double written = method.value("l2_flush_bytes", 0.0) / 1e6;
+  if (l2_flush() == "clean")
+    return fmt::format(
+        "before each cold call {:.1f} MB were written, then {:.1f} MB of another buffer read, so "
+        "no line of the call's data was cached and no dirty line was left for it to write back",
+        written, method.value("l2_flush_read_bytes", 0.0) / 1e6);
+  return fmt::format(
+      "before each cold call {:.1f} MB were written, leaving the L2 full of dirty lines that the "
+      "call wrote back as it evicted them",
+      written);
+}
+
 void BenchmarkResult::recompute() {
   for (auto& m : measurements) m.summary = SampleSummary::of(m.samples);
   speedups.clear();

@@ -7,7 +7,8 @@
 // clocks seen) and the method. Beside the baselines, the worker times a reference that is not one:
 // "copy", a device-to-device copy moving the group's compulsory bytes (inputs and parameters read
 // once, outputs written once); no speedup is taken over it, and copy_shares say, per mode, how
-// close the candidate comes to that memory floor measured alongside. JSON round-trips.
+// close the candidate comes to that memory floor measured alongside. The method says how the cold
+// mode flushed the L2 (l2_flush(): "clean" or "dirty"). JSON round-trips.
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,12 @@ struct BenchmarkResult {
   // Recomputes summaries from the samples, speedups from the medians, the review flags and the verdict.
   void recompute();
   std::vector<std::string> modes() const;  // in first-seen order
+  // What the cold mode's L2 flush left in the L2: "clean" (the write was followed by a read of
+  // another buffer, so the call inherited no dirty line to write back) or "dirty" (the write alone;
+  // results from before the choice existed have no "l2_flush" in their method and were made so).
+  std::string l2_flush() const;
+  // One sentence on how the cold mode flushed the L2, for reports; empty without a cold mode.
+  std::string cold_flush_sentence() const;
 };
 
 void to_json(nlohmann::json& j, const Measurement& m);

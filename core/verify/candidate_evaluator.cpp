@@ -170,6 +170,7 @@ ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, 
     (*args)["modes"] = r.modes;
     (*args)["baselines"] = r.baselines;
     (*args)["copy_reference"] = r.copy_reference;
+    (*args)["l2_flush"] = r.l2_flush;
   }
   if (call.doing.empty()) call.doing = "validating candidate " + r.label;
   // Where the time goes (raw["timings"]): this side before the worker, the worker call, and the
@@ -227,6 +228,7 @@ BenchmarkResult CandidateEvaluator::bench(const EvaluationRequest& r, WorkerCall
   (*args)["modes"] = r.modes;
   (*args)["baselines"] = r.baselines;
   (*args)["copy_reference"] = r.copy_reference;
+  (*args)["l2_flush"] = r.l2_flush;
   if (call.doing.empty()) call.doing = "benchmarking candidate " + r.label;
   BenchmarkResult result = runner_.run("bench", *args, call).get<BenchmarkResult>();
   result.candidate = r.label;

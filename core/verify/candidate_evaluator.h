@@ -35,6 +35,9 @@ struct EvaluationRequest {
   std::vector<std::string> modes{"cold", "warm", "graph"};
   std::vector<std::string> baselines{"eager", "compile"};
   bool copy_reference = true;  // bench: time a copy of the group's bytes alongside (the memory floor)
+  // bench, cold mode: "clean" (the flush's write is followed by a read, so no dirty line of it is
+  // left for the call to write back) or "dirty" (the write alone). docs/VERIFY.md.
+  std::string l2_flush = "clean";
   bool enforce_static = true;  // false only to exercise the runtime checks on a refused source
   std::string arch = "sm_90";
 };

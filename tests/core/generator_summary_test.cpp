@@ -51,7 +51,7 @@ TEST(GeneratorSummary, ShipsTheFastestCandidateThatPassedAndKeepsEagerWhereNoneD
   EXPECT_TRUE(has(out, "geometric mean vs eager          cold 1.69x  wall 1.71x  (target 1.5x: met)")) << out;
   EXPECT_TRUE(has(out, "geometric mean vs torch.compile  cold 1.22x  wall 1.93x  (target 1.2x: met)")) << out;
   // Run I's benchmarks predate the copy reference: the memory-bound lines compare with 4.25 TB/s only.
-  EXPECT_TRUE(has(out, "layernorm_gelu g0: 134.2 MB in 37.44 us cold")) << out;
+  EXPECT_TRUE(has(out, "layernorm_gelu g0: 134.2 MB in 37.44 us cold (dirty L2)")) << out;
   EXPECT_FALSE(has(out, "alongside, a copy")) << out;
 }
 
@@ -61,9 +61,10 @@ TEST(GeneratorSummary, ComparesMemoryBoundKernelsWithACopyOfTheSameBytesTimedAlo
   std::string out =
       summary_of(test::fixtures_dir() / "generator_run" / "h200_copyref",
                  {"conv2d_min_add_multiply", "swish_bias_clamp", "softmax_rows", "layernorm_gelu"});
-  EXPECT_TRUE(has(out,
-                  "layernorm_gelu g0: 134.2 MB in 37.50 us cold = 3.58 TB/s = 84.2% of copy (target 85%: "
-                  "missed)"))
+  EXPECT_TRUE(
+      has(out,
+          "layernorm_gelu g0: 134.2 MB in 37.50 us cold (dirty L2) = 3.58 TB/s = 84.2% of copy (target 85%: "
+          "missed)"))
       << out;
   EXPECT_TRUE(has(out,
                   "alongside, a copy of the same 134.2 MB: 36.77 us = 3.65 TB/s = 85.9% of 4.25; the kernel "
@@ -75,6 +76,30 @@ TEST(GeneratorSummary, ComparesMemoryBoundKernelsWithACopyOfTheSameBytesTimedAlo
       << out;
   // The seed conv is not one of the memory-bound groups: no bandwidth line for it.
   EXPECT_FALSE(has(out, "conv2d_min_add_multiply g0: ")) << out;
+}
+
+TEST(GeneratorSummary, ReadsTheColdFlushOfEachBenchmarkAndTheMemoryBoundGroupsAgainstTheirCopy) {
+  // Device run S (ninth session): revision 8 over the 9 shared examples with the clean L2 flush, the
+  // copy reference timed alongside every benchmark (tests/fixtures/generator_run/h200_clean).
+  std::string out = summary_of(test::fixtures_dir() / "generator_run" / "h200_clean");
+  EXPECT_TRUE(has(out, "groups: 20 (declined: 5, ships: 15)")) << out;
+  EXPECT_TRUE(has(out, "slowest group vs eager: cold 1.00x  wall 1.00x  (target: none below 1.00x: met)"))
+      << out;
+  EXPECT_TRUE(has(out, "geometric mean vs eager          cold 1.70x  wall 1.67x  (target 1.5x: met)")) << out;
+  EXPECT_TRUE(has(out, "geometric mean vs torch.compile  cold 1.22x  wall 1.94x  (target 1.2x: met)")) << out;
+  EXPECT_TRUE(
+      has(out,
+          "layernorm_gelu g0: 134.2 MB in 33.66 us cold (clean L2) = 3.99 TB/s = 93.8% of copy (target "
+          "85%: met); vs torch.compile cold 1.383x (target not slower: met)"))
+      << out;
+  EXPECT_TRUE(
+      has(out,
+          "alongside, a copy of the same 134.2 MB: 33.25 us = 4.04 TB/s = 95.0% of 4.25; the kernel at "
+          "98.8% of that copy's speed"))
+      << out;
+  EXPECT_TRUE(has(out, "swish_bias_clamp g0: 268.4 MB in 64.93 us cold (clean L2)")) << out;
+  EXPECT_TRUE(has(out, "vs torch.compile cold 1.003x (target not slower: met)")) << out;
+  EXPECT_FALSE(has(out, "(dirty L2)")) << out;
 }
 
 TEST(GeneratorSummary, WithoutTheAlternativesTheGemmGroupsKeepEagerAndTheTargetIsMissed) {

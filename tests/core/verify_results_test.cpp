@@ -208,6 +208,45 @@ TEST(BenchmarkResult, TimesACopyOfTheSameBytesAlongsideAndTakesNoSpeedupOverIt) 
   EXPECT_TRUE(old.get<BenchmarkResult>().copy_shares.empty());
 }
 
+// Device run Q (ninth session, docs/perf-notes.md): the same layernorm_gelu kernel benchmarked cold
+// twice on one H200, once with the L2 flush left clean (the default) and once dirty (the write alone).
+TEST(BenchmarkResult, SaysHowTheColdModeLeftTheL2AndTheDirtyFlushCostsEveryVariantTime) {
+  auto load = [](const char* name) {
+    std::ifstream f(test::fixtures_dir() / "bench" / name);
+    return json::parse(f).get<BenchmarkResult>();
+  };
+  const BenchmarkResult clean = load("layernorm_gelu_g0.flush_clean.h200.json");
+  const BenchmarkResult dirty = load("layernorm_gelu_g0.flush_dirty.h200.json");
+  EXPECT_EQ(clean.l2_flush(), "clean");
+  EXPECT_EQ(dirty.l2_flush(), "dirty");
+  // The clean flush reads 2x the L2 (60 MiB on the H200) after the 256 MB write.
+  EXPECT_EQ(clean.method["l2_flush_read_bytes"].get<double>(), 2.0 * clean.method["l2_bytes"].get<double>());
+  EXPECT_EQ(
+      clean.cold_flush_sentence(),
+      "before each cold call 268.4 MB were written, then 125.8 MB of another buffer read, so no line of "
+      "the call's data was cached and no dirty line was left for it to write back");
+  EXPECT_NE(dirty.cold_flush_sentence().find("leaving the L2 full of dirty lines"), std::string::npos);
+  // Writing back the flush's dirty lines is time every variant paid inside its cold span: each is
+  // faster after the clean flush (recorded: 2.3-3.6 us), while their wall times (no flush) agree.
+  for (const char* variant : {"candidate", "eager", "compile", "copy"}) {
+    double c = clean.find(variant, "cold")->summary.median, d = dirty.find(variant, "cold")->summary.median;
+    EXPECT_GT(d - c, 2.0) << variant << ": clean " << c << " us, dirty " << d << " us";
+  }
+  for (const char* variant : {"candidate", "eager", "copy"})
+    EXPECT_NEAR(clean.find(variant, "wall")->summary.median, dirty.find(variant, "wall")->summary.median,
+                0.02 * dirty.find(variant, "wall")->summary.median)
+        << variant;
+  // Results from before the choice existed flushed with the write alone.
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  json old = json::parse(f);
+  ASSERT_FALSE(old["method"].contains("l2_flush"));
+  EXPECT_EQ(old.get<BenchmarkResult>().l2_flush(), "dirty");
+  // Without a cold mode there is no flush to describe.
+  BenchmarkResult warm_only = clean;
+  std::erase_if(warm_only.measurements, [](const Measurement& m) { return m.mode == "cold"; });
+  EXPECT_EQ(warm_only.cold_flush_sentence(), "");
+}
+
 class EvaluatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -255,6 +294,24 @@ TEST_F(EvaluatorTest, AsksTheWorkerToTimeTheCopyReferenceUnlessTurnedOff) {
   e.bench(request_, {});
   ASSERT_EQ(runner_.calls.size(), 2u);
   EXPECT_EQ(runner_.calls[1].second["copy_reference"], false);
+}
+
+TEST_F(EvaluatorTest, AsksForACleanL2FlushUnlessTheDirtyOneIsChosen) {
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.flush_clean.h200.json");
+  const json recorded = json::parse(f);
+  runner_.answer = [&](const std::string&, const json&) { return recorded; };
+  CandidateEvaluator e(runner_, *compiler_, dir_ / "work");
+  EXPECT_EQ(e.bench(request_, {}).l2_flush(), "clean");
+  EXPECT_EQ(runner_.calls.at(0).second["l2_flush"], "clean");
+  request_.l2_flush = "dirty";  // `nova bench --l2-flush dirty`
+  e.bench(request_, {});
+  EXPECT_EQ(runner_.calls.at(1).second["l2_flush"], "dirty");
+  // A validation with the benchmark (the studio's evaluate) carries the choice too.
+  runner_.answer = [](const std::string&, const json&) {
+    return json{{"validation", worker_validate_answer(true)}, {"benchmark", nullptr}};
+  };
+  e.evaluate(request_, {});
+  EXPECT_EQ(runner_.calls.at(2).second["l2_flush"], "dirty");
 }
 
 TEST_F(EvaluatorTest, EvaluationsSharingAWorkFolderNeverShareTheirFiles) {

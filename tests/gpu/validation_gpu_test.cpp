@@ -323,6 +323,10 @@ TEST_F(ValidationGpu, TurnaroundFromSubmitToValidatedAndBenchmarked) {
               << " us, share " << c.share() << "\n";
   }
   for (const auto& s : last.speedups) EXPECT_NE(s.baseline, BenchmarkResult::kCopyReference);
+  // The cold mode's flush is the clean one by default: the 256 MB write, then 2x L2 read.
+  EXPECT_EQ(last.l2_flush(), "clean") << last.method.dump();
+  EXPECT_GE(last.method.value("l2_flush_read_bytes", 0.0), 2 * last.method.value("l2_bytes", 1.0))
+      << last.method.dump();
   for (const auto& s : last.speedups)
     std::cout << "speedup over " << s.baseline << " (" << s.mode << "): " << s.value << "\n";
 }

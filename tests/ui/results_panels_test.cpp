@@ -115,7 +115,24 @@ TEST(ResultsPanel, ShowsTheCopyOfTheSameBytesAsTheMemoryFloor) {
       "At 98% of the speed of a copy of the same 134.2 MB (36.77 us, 3.65 TB/s; GPU time, L2 flushed)"))
       << p.speedupText().toStdString();
   EXPECT_FALSE(p.speedupText().contains("than copy")) << p.speedupText().toStdString();
+  // Recorded before the clean flush existed: its cold calls inherited the flush's dirty lines.
+  EXPECT_TRUE(
+      p.methodText().contains("L2 flush: before each cold call 268.4 MB were written, leaving the L2 "
+                              "full of dirty lines"))
+      << p.methodText().toStdString();
   save(p, "results_panel_copy.png");
+}
+
+TEST(ResultsPanel, SaysTheColdModeLeftNoDirtyLineToWriteBack) {
+  // Device run Q: the same kernel with the default, clean flush.
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.flush_clean.h200.json");
+  ResultsPanel p;
+  p.setBenchmark(nlohmann::json::parse(f).get<BenchmarkResult>());
+  EXPECT_TRUE(
+      p.methodText().contains("then 125.8 MB of another buffer read, so no line of the call's data was "
+                              "cached and no dirty line was left for it to write back."))
+      << p.methodText().toStdString();
+  EXPECT_TRUE(p.methodText().startsWith("Measured on NVIDIA H200")) << p.methodText().toStdString();
 }
 
 TEST(ResultsPanel, SaysSoWhenTheBenchmarkDeclinesTheCandidate) {

@@ -42,6 +42,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
 
 QString ResultsPanel::verdictText() const { return verdict_->text(); }
 QString ResultsPanel::speedupText() const { return speedups_->text(); }
+QString ResultsPanel::methodText() const { return environment_->text(); }
 QString ResultsPanel::benchmarkVerdictText() const { return benchmarkVerdict_->text(); }
 
 void ResultsPanel::setValidation(const ValidationResult& r) {
@@ -83,12 +84,15 @@ void ResultsPanel::setBenchmark(const BenchmarkResult& r) {
                                                                              : "color: #666;");
   speedups_->setText(describeSpeedups(r));
   const auto& e = r.environment;
-  environment_->setText(
+  QString method =
       tr("Measured on %1, driver %2, CUDA %3, torch %4; %5 calls per variant, interleaved; "
          "median and IQR of raw samples.")
           .arg(QString::fromStdString(e.value("gpu", "?")), QString::fromStdString(e.value("driver", "?")),
                QString::fromStdString(e.value("cuda", "?")), QString::fromStdString(e.value("torch", "?")))
-          .arg(r.method.value("calls", 0)));
+          .arg(r.method.value("calls", 0));
+  if (auto flush = r.cold_flush_sentence(); !flush.empty())
+    method += tr(" L2 flush: %1.").arg(QString::fromStdString(flush));
+  environment_->setText(method);
 }
 
 }  // namespace nova::ui

@@ -24,6 +24,7 @@ class ResultsPanel : public QWidget {
   QString verdictText() const;
   QString speedupText() const;
   QString benchmarkVerdictText() const;
+  QString methodText() const;  // where, how many calls, how the cold mode flushed the L2
   CorrectnessTable* table() const { return table_; }
   BenchmarkChart* chart() const { return chart_; }
   // "3.21x faster than PyTorch eager (GPU, L2 flushed)": one sentence per baseline and mode.

@@ -1,8 +1,10 @@
 """Benchmark of a candidate against PyTorch eager and torch.compile (docs/BENCHMARKING.md, Timing).
 
 One process, one set of inputs, the variants interleaved call by call (A B C A B C ...) so drift
-cancels. Modes: "cold" (a buffer of at least 2x L2, and 256 MB, written before each call, then a GPU
-spin that covers the host's time to queue the call, so launch gaps stay outside the timing), "warm"
+cancels. Modes: "cold" (a buffer of at least 2x L2, and 256 MB, written before each call, by default
+then a read of 2x L2 of another buffer so the L2 holds no dirty line the call would have to write
+back (args "l2_flush": "clean", or "dirty" without the read), and a GPU spin before the flush that
+covers the host's time to queue the call, so launch gaps stay outside the timing), "warm"
 (back-to-back) and "graph" (replay of a CUDA graph of many calls). GPU time comes from CUDA events
 on the current stream after warm-up; wall time per call from back-to-back host timing. A
 verification pass synchronizes the device before the end event and compares: work hidden on
@@ -25,6 +27,7 @@ from .env_record import ClockLog, Nvml, environment
 
 SPEEDUP_REVIEW = 10.0
 COPY_REFERENCE = "copy"  # the variant name of the memory floor (BenchmarkResult::kCopyReference)
+L2_FLUSHES = ("clean", "dirty")  # what the cold mode's flush leaves in the L2 (docs/VERIFY.md)
 
 
 def summarize(samples):
@@ -239,6 +242,9 @@ def bench(args, progress):
     baselines = args.get("baselines") or ["eager", "compile"]
     min_calls, min_ms = int(args.get("min_calls", 100)), float(args.get("min_ms", 100.0))
     seed = int(args.get("seed", 1234))
+    l2_flush = args.get("l2_flush", "clean")
+    if l2_flush not in L2_FLUSHES:
+        raise ValueError(f"unknown l2_flush '{l2_flush}' ({', '.join(L2_FLUSHES)})")
     nvml = Nvml(torch.cuda.current_device())
     clocks = ClockLog(nvml)
     clocks.sample("start")
@@ -290,6 +296,19 @@ def bench(args, progress):
     l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (60 << 20)
     flush_bytes = max(2 * l2, 256 << 20)
     flush_buf = torch.empty(flush_bytes, dtype=torch.uint8, device=device)
+    # The write leaves up to an L2 of dirty lines, which the timed call would write back to memory
+    # as it evicts them: on the H200, about 3 us of every cold call (docs/perf-notes.md, run Q), time
+    # that is the flush's, not the call's. "clean" then reads 2x L2 of another buffer, so every line
+    # left in the L2 is clean and none of the call's data is cached.
+    clean_buf = (torch.zeros(2 * l2 // 4, dtype=torch.float32, device=device) if l2_flush == "clean" else None)
+    clean_sink = torch.empty((), dtype=torch.float32, device=device)
+    clean_bytes = 0 if clean_buf is None else clean_buf.numel() * clean_buf.element_size()
+
+    def flush(k):
+        flush_buf.fill_(k & 0xFF)
+        if clean_buf is not None:
+            torch.sum(clean_buf, dim=0, out=clean_sink)
+
     measurements = []
     phases.mark("calibrate")
 
@@ -302,7 +321,7 @@ def bench(args, progress):
         progress(f"timing ({mode})", 0.2 + 0.6 * k / steps)
         clocks.sample(f"before {mode}")
         if mode == "cold":
-            record("cold", "gpu_us", _event_times(variants, calls, flush=lambda: flush_buf.fill_(k & 0xFF),
+            record("cold", "gpu_us", _event_times(variants, calls, flush=lambda: flush(k),
                                                   lead_cycles=lead_cycles))
         elif mode == "warm":
             record("warm", "gpu_us", _event_times(variants, calls))
@@ -315,7 +334,7 @@ def bench(args, progress):
             raise ValueError(f"unknown mode '{mode}' (cold, warm, graph)")
         clocks.sample(f"after {mode}")
         phases.mark(f"timing_{mode}")
-    del flush_buf
+    del flush_buf, clean_buf
 
     progress("wall time per call", 0.8)
     per_round = max(5, min(200, int(2000 / max(slowest_us, 1.0))))
@@ -353,6 +372,8 @@ def bench(args, progress):
               "method": {"statistic": "median, IQR (q1..q3), raw samples kept", "modes": modes,
                          "baselines": baselines, "interleaved": True, "calls": calls,
                          "warmup": "at least 3 calls and 25 ms per variant", "l2_flush_bytes": flush_bytes,
+                         "l2_flush": l2_flush,
+                         "l2_flush_read_bytes": clean_bytes,
                          "l2_bytes": l2, "wall": f"30 rounds of {per_round} back-to-back calls",
                          "tf32": False, "seed": seed, "timer": "CUDA events on the current stream",
                          "compile": "torch.compile default mode after torch._dynamo.reset()",
