@@ -27,7 +27,7 @@ Settings Settings::load(const fs::path& path) {
     nlohmann::json j = nlohmann::json::parse(in);
     s = j.get<Settings>();
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("settings file {} is not valid JSON: {}", path.string(), e.what()));
+    throw std::runtime_error(fmt::format("settings file {} cannot be read: {}", path.string(), e.what()));
   }
   return s;
 }
@@ -66,7 +66,9 @@ void to_json(nlohmann::json& j, const Settings& s) {
   j = {{"python", s.python},
        {"cuda_toolkit", s.cuda_toolkit},
        {"recent_models", s.recent_models},
-       {"default_generator", s.default_generator}};
+       {"default_generator", s.default_generator},
+       {"bench_copy_reference", s.bench_copy_reference},
+       {"bench_l2_flush", s.bench_l2_flush}};
 }
 
 void from_json(const nlohmann::json& j, Settings& s) {
@@ -74,6 +76,11 @@ void from_json(const nlohmann::json& j, Settings& s) {
   s.cuda_toolkit = j.value("cuda_toolkit", "");
   s.recent_models = j.value("recent_models", std::vector<std::string>{});
   s.default_generator = j.value("default_generator", "builtin");
+  s.bench_copy_reference = j.value("bench_copy_reference", true);
+  s.bench_l2_flush = j.value("bench_l2_flush", "clean");
+  if (s.bench_l2_flush != "clean" && s.bench_l2_flush != "dirty")
+    throw std::runtime_error(
+        fmt::format("bench_l2_flush is '{}': it must be clean or dirty", s.bench_l2_flush));
 }
 
 }  // namespace nova

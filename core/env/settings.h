@@ -1,6 +1,7 @@
 #pragma once
 // Settings shared by the studio and the CLI: which Python runs the workers, where the
-// CUDA toolkit is, recently opened models. Stored as JSON in the user's config folder
+// CUDA toolkit is, recently opened models, how the studio benchmarks. Stored as JSON in the user's config
+// folder
 // ($XDG_CONFIG_HOME/nova/settings.json), so `nova` and `nova-studio` agree.
 #include <filesystem>
 #include <string>
@@ -15,6 +16,11 @@ struct Settings {
   std::string cuda_toolkit;  // empty: the toolkit found at build time
   std::vector<std::string> recent_models;
   std::string default_generator = "builtin";
+  // The studio's benchmarks (EvaluationRequest): time a copy of the group's bytes alongside (the
+  // memory floor), and what the cold mode's flush leaves in the L2 ("clean" or "dirty";
+  // docs/VERIFY.md). `nova bench` takes them as --no-copy-reference and --l2-flush.
+  bool bench_copy_reference = true;
+  std::string bench_l2_flush = "clean";
 
   static std::filesystem::path default_path();
   // Loads settings; a missing file gives defaults, a malformed one throws std::runtime_error

@@ -431,6 +431,8 @@ void MainWindow::validateVersion(qint64 id) {
   request.reference = reference;
   request.candidate = candidate;
   request.arch = gpu.gpus[0].arch();
+  request.copy_reference = settings_.bench_copy_reference;
+  request.l2_flush = settings_.bench_l2_flush;
   // From the first evaluation on, a worker is kept started ahead (torch imported), so each later
   // submission skips that start; each evaluation still runs in a process of its own.
   runner_.keep_standby(true);

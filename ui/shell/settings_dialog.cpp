@@ -1,5 +1,8 @@
 #include "ui/shell/settings_dialog.h"
 
+#include <algorithm>
+
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -51,6 +54,17 @@ SettingsDialog::SettingsDialog(const Settings& settings, QWidget* parent) : QDia
   if (auto* model = qobject_cast<QStandardItemModel*>(generator_->model())) model->item(1)->setEnabled(false);
   form->addRow(tr("Default generator:"), generator_);
 
+  copyReference_ = new QCheckBox(tr("Time a copy of the group's bytes alongside (the memory floor)"), this);
+  copyReference_->setObjectName("copyReference");
+  copyReference_->setChecked(settings.bench_copy_reference);
+  form->addRow(tr("Benchmarks:"), copyReference_);
+  l2Flush_ = new QComboBox(this);
+  l2Flush_->setObjectName("l2Flush");
+  l2Flush_->addItem(tr("Clean: 256 MB written, then 2x L2 read (no dirty line left to write back)"), "clean");
+  l2Flush_->addItem(tr("Dirty: 256 MB written only (the call writes the flush's lines back)"), "dirty");
+  l2Flush_->setCurrentIndex(std::max(0, l2Flush_->findData(QString::fromStdString(settings.bench_l2_flush))));
+  form->addRow(tr("Cold-mode L2 flush:"), l2Flush_);
+
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
@@ -79,6 +93,8 @@ Settings SettingsDialog::settings() const {
   s.python = python_->text().trimmed().toStdString();
   s.cuda_toolkit = toolkit_->text().trimmed().toStdString();
   s.default_generator = generator_->currentData().toString().toStdString();
+  s.bench_copy_reference = copyReference_->isChecked();
+  s.bench_l2_flush = l2Flush_->currentData().toString().toStdString();
   return s;
 }
 

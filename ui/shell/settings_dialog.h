@@ -1,10 +1,11 @@
 #pragma once
 // Edits nova::Settings (the worker's Python interpreter, the CUDA toolkit, the default
-// generator) and can check the interpreter in the background before saving.
+// generator, how benchmarks run) and can check the interpreter in the background before saving.
 #include <QDialog>
 
 #include "core/env/settings.h"
 
+class QCheckBox;
 class QLineEdit;
 class QComboBox;
 class QLabel;
@@ -29,6 +30,8 @@ class SettingsDialog : public QDialog {
   QLineEdit* python_;
   QLineEdit* toolkit_;
   QComboBox* generator_;
+  QCheckBox* copyReference_;
+  QComboBox* l2Flush_;
   QLabel* pythonStatus_;
   QPushButton* checkButton_;
 };

@@ -1,0 +1,45 @@
+// The settings dialog on the offscreen platform: it shows the settings it was given, and what the
+// user changes comes back in settings(), the benchmark choices included.
+#include "ui/shell/settings_dialog.h"
+
+#include <filesystem>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+namespace nova::ui {
+namespace {
+
+TEST(SettingsDialog, ShowsAndReturnsTheBenchmarkChoices) {
+  Settings given;
+  given.bench_copy_reference = false;
+  given.bench_l2_flush = "dirty";
+  SettingsDialog d(given);
+  auto* copy = d.findChild<QCheckBox*>("copyReference");
+  auto* flush = d.findChild<QComboBox*>("l2Flush");
+  ASSERT_NE(copy, nullptr);
+  ASSERT_NE(flush, nullptr);
+  EXPECT_FALSE(copy->isChecked());
+  EXPECT_EQ(flush->currentData().toString(), "dirty");
+  EXPECT_FALSE(d.settings().bench_copy_reference);
+  EXPECT_EQ(d.settings().bench_l2_flush, "dirty");
+
+  copy->setChecked(true);
+  flush->setCurrentIndex(flush->findData("clean"));
+  EXPECT_TRUE(d.settings().bench_copy_reference);
+  EXPECT_EQ(d.settings().bench_l2_flush, "clean");
+  EXPECT_TRUE(flush->currentText().startsWith("Clean: 256 MB written, then 2x L2 read"));
+
+  d.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&d));
+  QPixmap shot = d.grab();
+  ASSERT_FALSE(shot.isNull());
+  EXPECT_TRUE(shot.save(
+      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "settings_dialog.png").string())));
+}
+
+}  // namespace
+}  // namespace nova::ui
