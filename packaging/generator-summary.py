@@ -112,7 +112,8 @@ def main(out, models):
                     nbytes = plan_bytes(c["plan"])
                     tbps = nbytes / (cold * 1e-6) / 1e12
                     share = tbps / COPY_TBPS
-                    flush = ((b or {}).get("method") or {}).get("l2_flush", "dirty")  # dirty: results from before
+                    method = (b or {}).get("method") or {}
+                    flush = method.get("l2_flush", "dirty")  # dirty: results from before the choice
                     line = (f"  {m} g{tag}: {nbytes / 1e6:.1f} MB in {cold:.2f} us cold ({flush} L2) = {tbps:.2f} TB/s = "
                             f"{100 * share:.1f}% of copy (target {100 * TARGET_COPY_SHARE:.0f}%: "
                             f"{'met' if share >= TARGET_COPY_SHARE else 'missed'})")
@@ -120,7 +121,7 @@ def main(out, models):
                         line += (f"; vs torch.compile cold {comp / cold:.3f}x "
                                  f"(target not slower: {'met' if comp >= cold else 'missed'})")
                     copy = median(b, "copy", "cold")
-                    ref = ((b or {}).get("method") or {}).get("copy_reference") or {}
+                    ref = method.get("copy_reference") or {}
                     if copy and ref.get("copy_bytes"):
                         copy_tbps = ref["copy_bytes"] / (copy * 1e-6) / 1e12
                         line += (f"\n    alongside, a copy of the same {ref['copy_bytes'] / 1e6:.1f} MB: {copy:.2f} us = "

@@ -1,8 +1,7 @@
 #pragma once
 // Settings shared by the studio and the CLI: which Python runs the workers, where the
-// CUDA toolkit is, recently opened models, how the studio benchmarks. Stored as JSON in the user's config
-// folder
-// ($XDG_CONFIG_HOME/nova/settings.json), so `nova` and `nova-studio` agree.
+// CUDA toolkit is, recently opened models, how the studio benchmarks. Stored as JSON in the
+// user's config folder ($XDG_CONFIG_HOME/nova/settings.json), so `nova` and `nova-studio` agree.
 #include <filesystem>
 #include <string>
 #include <vector>

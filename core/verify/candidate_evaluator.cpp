@@ -41,6 +41,14 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
+// The worker's benchmark arguments, the same for `bench` and for `evaluate`'s benchmark.
+void add_bench_args(const EvaluationRequest& r, nlohmann::json& args) {
+  args["modes"] = r.modes;
+  args["baselines"] = r.baselines;
+  args["copy_reference"] = r.copy_reference;
+  args["l2_flush"] = r.l2_flush;
+}
+
 }  // namespace
 
 Candidate CandidateEvaluator::load_candidate(const std::filesystem::path& path) {
@@ -166,12 +174,7 @@ ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, 
   (*args)["trials"] = r.trials;
   (*args)["strict"] = r.strict;
   (*args)["second_shape"] = r.second_shape;
-  if (bench) {
-    (*args)["modes"] = r.modes;
-    (*args)["baselines"] = r.baselines;
-    (*args)["copy_reference"] = r.copy_reference;
-    (*args)["l2_flush"] = r.l2_flush;
-  }
+  if (bench) add_bench_args(r, *args);
   if (call.doing.empty()) call.doing = "validating candidate " + r.label;
   // Where the time goes (raw["timings"]): this side before the worker, the worker call, and the
   // worker's own timings; the validation's phases are in raw["phase_s"].
@@ -225,10 +228,7 @@ BenchmarkResult CandidateEvaluator::bench(const EvaluationRequest& r, WorkerCall
   std::string why;
   auto args = prepare(r, build_s, why);
   if (!args) throw std::runtime_error(r.label + " " + why);
-  (*args)["modes"] = r.modes;
-  (*args)["baselines"] = r.baselines;
-  (*args)["copy_reference"] = r.copy_reference;
-  (*args)["l2_flush"] = r.l2_flush;
+  add_bench_args(r, *args);
   if (call.doing.empty()) call.doing = "benchmarking candidate " + r.label;
   BenchmarkResult result = runner_.run("bench", *args, call).get<BenchmarkResult>();
   result.candidate = r.label;
