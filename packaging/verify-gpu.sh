@@ -16,10 +16,10 @@ arch=$("$python" -c 'import torch;p=torch.cuda.get_device_properties(0);print(f"
 for f in tests/fixtures/reference_kernels/conv2d_min_add_multiply.seed.cu \
          tests/fixtures/adversarial/return_input.ext.cu tests/fixtures/adversarial/side_stream.ext.cu; do
   n=$(basename "$f" .cu)
-  printf '{"extension": "%s", "build_dir": "%s", "arch": "%s"}' "$PWD/$f" \
-    "$build/test-output/validation_gpu/work/extensions" "$arch" > "$out/prebuild-$n.json"
-  PYTHONPATH=resources/python "$python" -m nova_worker.build_ext "$out/prebuild-$n.json" \
-    > "$out/prebuild-$n.log" 2>&1 &
+  # One request over the worker protocol (docs/WORKER_PROTOCOL.md) to a one-shot worker.
+  printf '{"type": "request", "id": 1, "protocol": 2, "cmd": "build_ext", "args": {"extension": "%s", "build_dir": "%s", "arch": "%s"}}\n' \
+    "$PWD/$f" "$build/test-output/validation_gpu/work/extensions" "$arch" \
+    | PYTHONPATH=resources/python "$python" -m nova_worker --once > "$out/prebuild-$n.log" 2>&1 &
 done
 NOVA_PYTHON="$python" packaging/gpu-server.sh "$build" > "$out/gpu-server.log" 2>&1
 rc=$?

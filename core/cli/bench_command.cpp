@@ -39,6 +39,9 @@ void add_bench_command(CLI::App& app) {
                   "line to write back) or dirty (the write alone)")
       ->check(CLI::IsMember({"clean", "dirty"}));
   cmd->callback([opts] {
+    for (const auto& baseline : opts->baselines)
+      if (baseline != "eager" && baseline != "compile")
+        throw CliError(fmt::format("--baselines: '{}' is not a baseline (eager, compile)", baseline), 2);
     EvaluationRequest r = opts->common.request();
     r.modes = opts->mode == "all" ? std::vector<std::string>{"cold", "warm", "graph"}
                                   : std::vector<std::string>{opts->mode};

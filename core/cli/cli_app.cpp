@@ -10,7 +10,7 @@
 namespace nova {
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"nova: the headless Nova Studio (intake, profiling, generation, validation, export)"};
+  CLI::App app{"nova: the headless Nova Studio (intake, profiling, generation, validation, benchmarks, the whole workflow)"};
   app.set_version_flag("--version", std::string("nova ") + NOVA_VERSION);
   app.require_subcommand(1);
   bool verbose = false;
@@ -24,6 +24,8 @@ int run_cli(int argc, char** argv) {
   add_validate_command(app);
   add_bench_command(app);
   add_profile_command(app);
+  add_optimize_command(app);
+  add_status_command(app);
 
   try {
     app.parse(argc, argv);

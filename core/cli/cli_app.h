@@ -19,5 +19,7 @@ void add_intake_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
+void add_optimize_command(CLI::App& app);
+void add_status_command(CLI::App& app);
 
 }  // namespace nova

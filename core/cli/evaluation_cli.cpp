@@ -2,18 +2,44 @@
 
 #include <fstream>
 #include <iostream>
-
-#include <unistd.h>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "core/build/nvrtc_compiler.h"
 #include "core/cli/cli_error.h"
 #include "core/doctor/doctor_report.h"
+#include "core/env/input_file.h"
+#include "core/gen/group_context.h"
 #include "core/graph/model_graph.h"
+#include "core/verify/static_checker.h"
 
 namespace nova {
 namespace fs = std::filesystem;
+
+namespace {
+
+// The first line of an NVRTC log that reports an error (else its first line).
+std::string first_error(const std::string& log) {
+  std::istringstream lines(log);
+  std::string first;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("error") != std::string::npos) return line;
+    if (first.empty()) first = line;
+  }
+  return first;
+}
+
+// "float32[8,16], float32[16]": the dtypes and shapes of tensors (TensorInfo or PlanTensor).
+template <typename Tensor>
+std::string shapes_of(const std::vector<Tensor>& tensors) {
+  std::string s;
+  for (const auto& t : tensors) s += (s.empty() ? "" : ", ") + t.dtype + GroupContext::shape_text(t.shape);
+  return s;
+}
+
+}  // namespace
 
 void EvaluationCli::add_options(CLI::App& cmd) {
   cmd.add_option("model", model_,
@@ -31,33 +57,44 @@ void EvaluationCli::add_options(CLI::App& cmd) {
   cmd.add_flag("--json", json_, "print the result as JSON");
 }
 
-EvaluationRequest EvaluationCli::request() const {
+EvaluationRequest EvaluationCli::request() {
   EvaluationRequest r;
   r.seed = seed_;
-  fs::path cand(candidate_);
-  if (!fs::exists(cand)) throw CliError("no such candidate: " + candidate_, 2);
-  if (!fs::exists(model_)) throw CliError("no such model: " + model_, 2);
+  fs::path cand(candidate_), model(model_);
+  try {
+    InputFile::require_file(cand, "candidate");
+    if (model.extension() == ".json")
+      InputFile::require_file(model, "graph");
+    else
+      InputFile::require_python_model(model);
+    if (!reference_.empty()) InputFile::require_python_model(reference_);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(e.what(), 2);
+  }
   r.label = cand.filename().string().substr(0, cand.filename().string().find('.'));
-  bool full = cand.extension() == ".cu";
-  if (full)
+  const bool full = cand.extension() == ".cu";
+  if (full) {
     r.extension = cand;
-  else
-    r.candidate = CandidateEvaluator::load_candidate(cand);
+  } else {
+    try {
+      InputFile::read_json(cand, "candidate");  // a malformed file is named with the parser's reason
+      r.candidate = CandidateEvaluator::load_candidate(cand);
+    } catch (const std::invalid_argument& e) {
+      throw CliError(e.what(), 2);
+    } catch (const std::exception& e) {
+      throw CliError(
+          fmt::format("candidate {} is not a Nova candidate: {}", candidate_, InputFile::short_reason(e)), 2);
+    }
+    if (r.candidate->declined)
+      throw CliError(fmt::format("candidate {} is a decline ({}): it has no kernel to run", candidate_,
+                                 *r.candidate->declined),
+                     2);
+  }
 
-  fs::path model(model_);
   if (!reference_.empty()) {
     r.reference = reference_;
   } else if (model.extension() == ".json") {
-    // A captured graph: the group's functional source, written beside the other work files.
-    if (!group_) throw CliError("--group is required with a captured graph", 2);
-    ModelGraph g = nlohmann::json::parse(std::ifstream(model)).get<ModelGraph>();
-    const FusionGroup* grp = nullptr;
-    for (const auto& candidate_group : g.groups)
-      if (candidate_group.id == *group_) grp = &candidate_group;
-    if (!grp) throw CliError(fmt::format("{} has no fusion group {}", model_, *group_), 2);
-    auto path = fs::temp_directory_path() / fmt::format("nova-group-{}-{}.py", getpid(), *group_);
-    std::ofstream(path) << grp->functional_source;
-    r.reference = path;
+    take_group_from_graph(r);
   } else if (full || !group_) {
     // Full path: the extension's forward takes the model's module_fn arguments; or the file is
     // itself a group's functional source.
@@ -66,30 +103,100 @@ EvaluationRequest EvaluationCli::request() const {
     r.reference = model;
     r.group = group_;
   }
+  check_group_id(r);  // (a graph's group is checked above, before its inputs are compared)
 
   DoctorReport report;
   probe_cuda_driver(report);
-  if (!report.has_gpu())
+  if (report.has_gpu()) {
+    r.arch = report.gpus.front().arch();
+    return r;  // the evaluation runs the static checks and the build itself, and reports them
+  }
+  check_candidate(r);
+  throw CliError(
+      fmt::format("no CUDA GPU here ({}): validation and benchmarks run the candidate on a GPU, so run "
+                  "this on a machine with one.",
+                  report.driver_error.empty() ? "the driver lists no device" : report.driver_error),
+      3);
+}
+
+void EvaluationCli::take_group_from_graph(EvaluationRequest& r) {
+  // A captured graph: the group's functional source, written to a private folder of this command.
+  if (!group_) throw CliError("--group is required with a captured graph", 2);
+  ModelGraph g;
+  try {
+    g = InputFile::read_json_as<ModelGraph>(model_, "graph", "a Nova model graph");
+  } catch (const std::invalid_argument& e) {
+    throw CliError(e.what(), 2);
+  }
+  const FusionGroup* grp = nullptr;
+  for (const auto& candidate_group : g.groups)
+    if (candidate_group.id == *group_) grp = &candidate_group;
+  if (!grp)
+    throw CliError(fmt::format("{} has no fusion group {} (it has {})", model_, *group_, g.groups.size()), 2);
+  check_group_id(r);
+  if (r.candidate) {
+    std::vector<TensorInfo> inputs;
+    try {
+      inputs = GroupContext(g, *grp, {}).inputs;
+    } catch (const std::exception& e) {
+      throw CliError(fmt::format("{}: fusion group {} is inconsistent: {}", model_, *group_, e.what()), 2);
+    }
+    bool same = inputs.size() == r.candidate->plan.inputs.size();
+    for (std::size_t i = 0; same && i < inputs.size(); ++i)
+      same = inputs[i].shape == r.candidate->plan.inputs[i].shape;
+    if (!same)
+      throw CliError(
+          fmt::format("candidate {} takes inputs {}, but fusion group {} of {} takes {}", candidate_,
+                      shapes_of(r.candidate->plan.inputs), *group_, model_, shapes_of(inputs)),
+          2);
+  }
+  reference_dir_.emplace("nova-group");
+  r.reference = reference_dir_->write_file(fmt::format("group{}.py", *group_), grp->functional_source);
+}
+
+void EvaluationCli::check_group_id(const EvaluationRequest& r) const {
+  if (group_ && r.candidate && r.candidate->group_id >= 0 && r.candidate->group_id != *group_)
+    throw CliError(fmt::format("candidate {} was written for fusion group {}, not for --group {}", candidate_,
+                               r.candidate->group_id, *group_),
+                   2);
+}
+
+void EvaluationCli::check_candidate(const EvaluationRequest& r) const {
+  StaticChecker checker;
+  StaticReport s;
+  if (r.candidate) {
+    s = checker.check_candidate(*r.candidate);
+  } else {
+    std::ifstream in(r.extension);
+    std::stringstream source;
+    source << in.rdbuf();
+    s = checker.check_extension(source.str());
+  }
+  if (s.refused())
+    throw CliError(fmt::format("{} is refused: {}", candidate_, fmt::join(s.refusals, "; ")), 1);
+  if (!r.candidate) return;  // the full path is built by nvcc in the worker, on the GPU machine
+  NvrtcResult built =
+      NvrtcCompiler().compile(r.candidate->cuda_source, r.label + ".cu", r.arch, r.candidate->nvrtc_options);
+  if (!built.ok)
     throw CliError(
-        fmt::format("no CUDA GPU here ({}): validation and benchmarks run the candidate on a GPU, so run "
-                    "this on a machine with one.",
-                    report.driver_error.empty() ? "the driver lists no device" : report.driver_error),
-        3);
-  r.arch = report.gpus.front().arch();
-  return r;
+        fmt::format("{} does not compile with NVRTC for {}: {}", candidate_, r.arch, first_error(built.log)),
+        1);
 }
 
 WorkerCall EvaluationCli::console_call(int budget_s, bool quiet) {
   WorkerCall call;
   call.budget = std::chrono::seconds(budget_s);
-  if (!quiet)
-    call.progress = [](const std::string& message, std::optional<double> fraction) {
-      if (fraction)
-        std::cerr << fmt::format("[{:3.0f}%] {}\n", *fraction * 100, message);
-      else
-        std::cerr << message << "\n";
-    };
+  if (!quiet) call.progress = console_progress();
   return call;
+}
+
+EvaluationCli::Progress EvaluationCli::console_progress() {
+  return [](const std::string& message, std::optional<double> fraction) {
+    if (fraction)
+      std::cerr << fmt::format("[{:3.0f}%] {}\n", *fraction * 100, message);
+    else
+      std::cerr << message << "\n";
+  };
 }
 
 }  // namespace nova

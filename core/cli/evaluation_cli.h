@@ -1,11 +1,15 @@
 #pragma once
 // What `nova validate` and `nova bench` share: their common options, turning them into an
-// EvaluationRequest (which reference, which path), and the GPU check that ends either command
-// with a plain sentence and exit code 3 on a machine without a GPU.
+// EvaluationRequest (which reference, which path), the checks that need no GPU (files, the group,
+// the candidate against the group, the static checks, the NVRTC build), and only then the GPU check
+// that ends either command with a plain sentence and exit code 3 on a machine without a GPU. Also
+// the console progress every command that runs a worker shows on stderr.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "core/env/private_temp_dir.h"
 #include "core/verify/candidate_evaluator.h"
 
 namespace CLI {
@@ -14,24 +18,41 @@ class App;
 
 namespace nova {
 
+// The options and checks of `nova validate` and `nova bench` (see above).
 class EvaluationCli {
  public:
+  using Progress = std::function<void(const std::string& message, std::optional<double> fraction)>;
+
   // Adds MODEL, --group, --candidate, --reference, --seed, --json, --out, --budget to `cmd`.
   void add_options(CLI::App& cmd);
-  // The request for these options; throws CliError (exit 2) for bad input, (exit 3) without a GPU.
-  EvaluationRequest request() const;
+  // The request for these options. Throws CliError: exit 2 for bad input (a missing or malformed
+  // file, a group the graph lacks, a candidate for another group or other inputs); on a machine
+  // without a GPU, 1 for a candidate that is refused or does not compile and otherwise 3, after
+  // every other check (with a GPU the evaluation runs those two checks and reports them). A captured
+  // graph's group source is written to a private folder that lives as long as this object.
+  EvaluationRequest request();
   bool json() const { return json_; }
   const std::string& out() const { return out_; }
   int budget_s() const { return budget_s_; }
   // A WorkerCall with this budget; progress goes to stderr unless `quiet`.
   static WorkerCall console_call(int budget_s, bool quiet);
+  // Progress lines on stderr ("[ 40%] capturing the graph").
+  static Progress console_progress();
 
  private:
+  // The graph's fusion group `group_` (exit 2 if it has none), its source written privately.
+  void take_group_from_graph(EvaluationRequest& r);
+  // A candidate JSON written for another group than --group: exit 2.
+  void check_group_id(const EvaluationRequest& r) const;
+  // The static checks and the NVRTC build, which need no GPU (exit 1 when they fail).
+  void check_candidate(const EvaluationRequest& r) const;
+
   std::string model_, candidate_, reference_, out_;
   std::optional<int> group_;
   int seed_ = 1234;
   int budget_s_ = 600;
   bool json_ = false;
+  std::optional<PrivateTempDir> reference_dir_;
 };
 
 }  // namespace nova

@@ -1,7 +1,10 @@
 // `nova generate MODEL.py (--group N | --all) [--out DIR] [--graph GRAPH.json] [--arch sm_90]`:
 // the builtin generator from the command line. Writes per group: the candidate (JSON), its device
 // code (.cu, compiled here with NVRTC to prove it builds) and the torch-extension form (_ext.cu); the
-// same three files for each alternative (BuiltinGenerator::alternatives) as groupN.RULE.*.
+// same three files for each alternative (BuiltinGenerator::alternatives) as groupN.RULE.*. Input is
+// checked before any work: the model file, the graph JSON, and --arch against NVRTC's architectures;
+// intake runs in a worker with --timeout and shows its progress on stderr.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,9 @@
 #include "core/build/nvrtc_compiler.h"
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
+#include "core/cli/evaluation_cli.h"
+#include "core/doctor/doctor_report.h"
+#include "core/env/input_file.h"
 #include "core/env/settings.h"
 #include "core/gen/builtin_generator.h"
 #include "core/graph/intake_runner.h"
@@ -30,20 +36,41 @@ void write_text(const fs::path& p, const std::string& text) {
   if (!out.flush()) throw CliError("cannot write " + p.string());
 }
 
-ModelGraph load_graph(const std::string& model, const std::string& graph_json, const std::string& python) {
+// "sm_90" when NVRTC here compiles for it; otherwise exit 2 with the architectures it knows.
+void check_arch(const std::string& arch) {
+  const std::vector<int> known = nvrtc_supported_archs();
+  std::string digits = arch.rfind("sm_", 0) == 0 ? arch.substr(3) : "";
+  if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.pop_back();
+  const bool numeric = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+  if (numeric && std::find(known.begin(), known.end(), std::stoi(digits)) != known.end()) return;
+  std::vector<std::string> names;
+  for (int a : known) names.push_back(fmt::format("sm_{}", a));
+  throw CliError(fmt::format("--arch {}: NVRTC {} compiles for {}", arch, NvrtcCompiler::nvrtc_version(),
+                             fmt::join(names, ", ")),
+                 2);
+}
+
+ModelGraph load_graph(const std::string& model, const std::string& graph_json, const std::string& python,
+                      double timeout_s) {
   if (!graph_json.empty()) {
-    std::ifstream in(graph_json);
-    if (!in) throw CliError("cannot read " + graph_json, 2);
     try {
-      return nlohmann::json::parse(in).get<ModelGraph>();
-    } catch (const std::exception& e) {
-      throw CliError(fmt::format("{} is not a model graph: {}", graph_json, e.what()), 2);
+      return InputFile::read_json_as<ModelGraph>(graph_json, "graph", "a Nova model graph");
+    } catch (const std::invalid_argument& e) {
+      throw CliError(e.what(), 2);
     }
+  }
+  try {
+    InputFile::require_python_model(model);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(e.what(), 2);
   }
   WorkerClient worker(python);
   IntakeRunner runner(worker);
+  IntakeOptions options;
+  // Whole seconds or finer, whatever the option holds, rounded up: 0.5 s must not become 0.
+  options.timeout = std::chrono::ceil<decltype(options.timeout)>(std::chrono::duration<double>(timeout_s));
   try {
-    return runner.run(model);
+    return runner.run(model, options, EvaluationCli::console_progress());
   } catch (const WorkerError& e) {
     std::string msg = e.what();
     if (!e.traceback().empty()) msg += "\n" + e.traceback();
@@ -60,6 +87,7 @@ void add_generate_command(CLI::App& app) {
       "generate", "write fused CUDA candidates for a model's fusion groups (builtin generator)");
   struct Opts {
     std::string model, out = "nova-candidates", graph, arch = "sm_90", python;
+    double timeout = 600;
     int group = -1;
     bool all = false;
     int sm_count = 132;
@@ -75,6 +103,8 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--arch", o->arch, "GPU architecture to specialise and compile for (default sm_90)");
   cmd->add_option("--sm-count", o->sm_count, "multiprocessors of the target GPU (default 132, an H100/H200)");
   cmd->add_option("--python", o->python, "worker interpreter (default: from the settings)");
+  cmd->add_option("--timeout", o->timeout, "seconds before the intake worker is stopped (default 600)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag(
       "--gemm-tf32x3", o->gemm_tf32x3,
       "make the tensor-core GEMM (3xTF32) the primary candidate of fp32 linear layers instead of an "
@@ -85,9 +115,10 @@ void add_generate_command(CLI::App& app) {
                 "measuring, such as fp32 linear layers on tensor cores, get it too: groupN.RULE.*)");
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
-    Settings settings = Settings::load();
-    ModelGraph graph =
-        load_graph(o->model, o->graph, o->python.empty() ? settings.resolved_python() : o->python);
+    check_arch(o->arch);
+    const std::string python =
+        o->python.empty() && o->graph.empty() ? Settings::load().resolved_python() : o->python;
+    ModelGraph graph = load_graph(o->model, o->graph, python, o->timeout);
     std::vector<const FusionGroup*> groups;
     for (const auto& g : graph.groups)
       if (o->all || g.id == o->group) groups.push_back(&g);

@@ -9,6 +9,8 @@
 
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
+#include "core/cli/evaluation_cli.h"
+#include "core/env/input_file.h"
 #include "core/env/settings.h"
 #include "core/graph/intake_runner.h"
 
@@ -89,17 +91,23 @@ void add_intake_command(CLI::App& app) {
   cmd->add_option("--timeout", opts->timeout, "seconds before the worker is stopped")
       ->check(CLI::PositiveNumber);
   cmd->callback([opts] {
+    try {
+      InputFile::require_python_model(opts->model);
+    } catch (const std::invalid_argument& e) {
+      throw CliError(e.what(), 2);
+    }
     std::string python = opts->python.empty() ? Settings::load().resolved_python() : opts->python;
     WorkerClient worker(python);
     IntakeRunner runner(worker);
     IntakeOptions o;
-    o.timeout = std::chrono::seconds(static_cast<long>(opts->timeout));
+    // Whole seconds or finer, whatever the option holds, rounded up: 0.5 s must not become 0.
+    o.timeout = std::chrono::ceil<decltype(o.timeout)>(std::chrono::duration<double>(opts->timeout));
     o.inputs_dir = opts->inputs_dir;
     if (o.inputs_dir.empty() && !opts->json_out.empty())
       o.inputs_dir = std::filesystem::absolute(opts->json_out).parent_path();
     ModelGraph graph;
     try {
-      graph = runner.run(opts->model, o);
+      graph = runner.run(opts->model, o, EvaluationCli::console_progress());
     } catch (const std::invalid_argument& e) {
       throw CliError(e.what(), 2);
     } catch (const WorkerError& e) {

@@ -14,6 +14,7 @@
 #include "core/trace/hot_op_ranking.h"
 #include "core/trace/profile_runner.h"
 #include "core/trace/trace_reader.h"
+#include "core/worker/no_gpu_error.h"
 
 namespace nova {
 namespace {
@@ -154,6 +155,15 @@ void run(const ProfileCliOptions& o) {
   if (!o.out.empty()) std::cout << "Chrome trace written to " << o.out << " (open it in ui.perfetto.dev)\n";
 }
 
+// The model profiled, or the overhead measured; a machine without a GPU is exit code 3.
+void run_or_exit_3(const ProfileCliOptions& o) {
+  try {
+    run(o);
+  } catch (const NoGpuError& e) {
+    throw CliError(e.what(), 3);
+  }
+}
+
 }  // namespace
 
 void add_profile_command(CLI::App& app) {
@@ -183,7 +193,7 @@ void add_profile_command(CLI::App& app) {
   cmd->add_flag("--cuda-graph", o->cuda_graph, "replay the traced iterations as a CUDA graph");
   cmd->add_flag("--overhead", o->overhead, "measure traced against untraced wall time, and torch.profiler's");
   cmd->add_flag("--json", o->json, "print JSON");
-  cmd->callback([o] { run(*o); });
+  cmd->callback([o] { run_or_exit_3(*o); });
 }
 
 }  // namespace nova

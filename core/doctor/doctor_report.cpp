@@ -66,6 +66,16 @@ std::string nvcc_version(const std::string& toolkit) {
 
 }  // namespace
 
+std::vector<int> nvrtc_supported_archs() {
+  std::vector<int> archs;
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+    archs.resize(static_cast<std::size_t>(count));
+    if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) archs.clear();
+  }
+  return archs;
+}
+
 DoctorReport collect_doctor_report(const DoctorOptions& options) {
   DoctorReport r;
   r.nova_version = NOVA_VERSION;
@@ -85,11 +95,7 @@ DoctorReport collect_doctor_report(const DoctorOptions& options) {
   r.cuda_toolkit = options.cuda_toolkit;
   r.nvcc_version = nvcc_version(options.cuda_toolkit);
   nvrtcVersion(&r.nvrtc_major, &r.nvrtc_minor);
-  int n_archs = 0;
-  if (nvrtcGetNumSupportedArchs(&n_archs) == NVRTC_SUCCESS && n_archs > 0) {
-    r.nvrtc_archs.resize(static_cast<size_t>(n_archs));
-    nvrtcGetSupportedArchs(r.nvrtc_archs.data());
-  }
+  r.nvrtc_archs = nvrtc_supported_archs();
   uint32_t cupti = 0;
   if (cuptiGetVersion(&cupti) == CUPTI_SUCCESS) r.cupti_version = static_cast<int>(cupti);
   probe_libtorch(r);
@@ -128,6 +134,12 @@ DoctorReport collect_doctor_report(const DoctorOptions& options) {
   return r;
 }
 
+void DoctorReport::note_settings(const std::string& path, const std::string& error) {
+  settings_path = path;
+  settings_error = error;
+  if (!error.empty()) notes.push_back(error + ": the defaults were used instead; fix or remove the file.");
+}
+
 std::string DoctorReport::to_text() const {
   std::ostringstream o;
   o << fmt::format("Nova Studio {}\n", nova_version);
@@ -152,6 +164,9 @@ std::string DoctorReport::to_text() const {
   for (int a : nvrtc_archs) archs += fmt::format("{}sm_{}", archs.empty() ? "" : " ", a);
   o << fmt::format("  NVRTC       {}.{}, architectures: {}\n", nvrtc_major, nvrtc_minor, archs);
   o << fmt::format("  CUPTI       API version {}\n", cupti_version);
+  if (!settings_path.empty())
+    o << fmt::format("  Settings    {}{}\n", settings_path,
+                     settings_error.empty() ? "" : " (broken: defaults used)");
   if (libtorch_linked)
     o << fmt::format("  LibTorch    {} (plugin loaded), CUDA {}, {} device(s)\n", libtorch_version,
                      libtorch_cuda ? "available" : "not available", libtorch_devices);
@@ -229,6 +244,7 @@ void to_json(nlohmann::json& j, const DoctorReport& r) {
          {"cuda_available", r.libtorch_cuda},
          {"devices", r.libtorch_devices}}},
        {"python", r.python},
+       {"settings", {{"path", r.settings_path}, {"error", r.settings_error}}},
        {"notes", r.notes}};
 }
 

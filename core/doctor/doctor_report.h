@@ -61,10 +61,15 @@ struct DoctorReport {
 
   PythonInfo python;
 
+  std::string settings_path;   // the settings file read
+  std::string settings_error;  // why it could not be used (then the defaults were); empty if it could
+
   // Plain sentences about missing pieces and what they mean for the user.
   std::vector<std::string> notes;
 
   bool has_gpu() const { return !gpus.empty(); }
+  // Records the settings file read and, if it could not be used (`error`), a note saying so.
+  void note_settings(const std::string& path, const std::string& error);
   std::string to_text() const;
 };
 
@@ -83,6 +88,8 @@ DoctorReport collect_doctor_report(const DoctorOptions& options);
 // Pieces of the report, each usable on its own (the worker pool and builders reuse them).
 void probe_cuda_driver(DoctorReport& report);
 void probe_libtorch(DoctorReport& report);
+// The architectures NVRTC compiles for here (e.g. 75, 80, ..., 90, 100, 120).
+std::vector<int> nvrtc_supported_archs();
 PythonInfo probe_python(const std::string& interpreter);
 
 }  // namespace nova

@@ -4,9 +4,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
+#include "core/env/input_file.h"
 #include "core/env/resource_paths.h"
 
 namespace nova {
@@ -27,7 +29,8 @@ Settings Settings::load(const fs::path& path) {
     nlohmann::json j = nlohmann::json::parse(in);
     s = j.get<Settings>();
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("settings file {} cannot be read: {}", path.string(), e.what()));
+    throw std::runtime_error(
+        fmt::format("settings file {} cannot be read: {}", path.string(), InputFile::short_reason(e)));
   }
   return s;
 }
@@ -62,22 +65,55 @@ void Settings::add_recent(const std::string& model_path, std::size_t keep) {
   if (recent_models.size() > keep) recent_models.resize(keep);
 }
 
+namespace {
+
+// The value of `key`: `fallback` where it is missing or null; otherwise it must be of `T`'s JSON
+// type, or the error names the key, the value and what it should be.
+template <typename T>
+T setting(const nlohmann::json& j, const char* key, T fallback, const char* expected) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  bool ok = false;
+  if constexpr (std::is_same_v<T, bool>)
+    ok = it->is_boolean();
+  else if constexpr (std::is_same_v<T, std::string>)
+    ok = it->is_string();
+  else
+    ok = it->is_array() && std::all_of(it->begin(), it->end(), [](const auto& v) { return v.is_string(); });
+  if (!ok) throw std::runtime_error(fmt::format("{} is {}: expected {}", key, it->dump(), expected));
+  return it->template get<T>();
+}
+
+const char* const kKnownKeys[] = {
+    "python", "cuda_toolkit", "recent_models", "default_generator", "bench_copy_reference", "bench_l2_flush"};
+
+}  // namespace
+
 void to_json(nlohmann::json& j, const Settings& s) {
-  j = {{"python", s.python},
-       {"cuda_toolkit", s.cuda_toolkit},
-       {"recent_models", s.recent_models},
-       {"default_generator", s.default_generator},
-       {"bench_copy_reference", s.bench_copy_reference},
-       {"bench_l2_flush", s.bench_l2_flush}};
+  j = s.unknown_keys.is_object() ? s.unknown_keys : nlohmann::json::object();
+  j.update(nlohmann::json{{"python", s.python},
+                          {"cuda_toolkit", s.cuda_toolkit},
+                          {"recent_models", s.recent_models},
+                          {"default_generator", s.default_generator},
+                          {"bench_copy_reference", s.bench_copy_reference},
+                          {"bench_l2_flush", s.bench_l2_flush}});
 }
 
 void from_json(const nlohmann::json& j, Settings& s) {
-  s.python = j.value("python", "");
-  s.cuda_toolkit = j.value("cuda_toolkit", "");
-  s.recent_models = j.value("recent_models", std::vector<std::string>{});
-  s.default_generator = j.value("default_generator", "builtin");
-  s.bench_copy_reference = j.value("bench_copy_reference", true);
-  s.bench_l2_flush = j.value("bench_l2_flush", "clean");
+  if (!j.is_object())
+    throw std::runtime_error(fmt::format("the file holds {}: expected a JSON object", j.type_name()));
+  s.python = setting<std::string>(j, "python", "", "a string (the worker's Python interpreter)");
+  s.cuda_toolkit = setting<std::string>(j, "cuda_toolkit", "", "a string (the CUDA toolkit's folder)");
+  s.recent_models =
+      setting<std::vector<std::string>>(j, "recent_models", {}, "a list of strings (model files)");
+  s.default_generator =
+      setting<std::string>(j, "default_generator", "builtin", "a string (a generator's name)");
+  s.bench_copy_reference = setting<bool>(j, "bench_copy_reference", true, "true or false");
+  s.bench_l2_flush = setting<std::string>(j, "bench_l2_flush", "clean", "a string (clean or dirty)");
+  s.unknown_keys = nlohmann::json::object();
+  for (const auto& [key, value] : j.items())
+    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) == std::end(kKnownKeys))
+      s.unknown_keys[key] = value;
   if (s.bench_l2_flush != "clean" && s.bench_l2_flush != "dirty")
     throw std::runtime_error(
         fmt::format("bench_l2_flush is '{}': it must be clean or dirty", s.bench_l2_flush));

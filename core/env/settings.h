@@ -2,6 +2,9 @@
 // Settings shared by the studio and the CLI: which Python runs the workers, where the
 // CUDA toolkit is, recently opened models, how the studio benchmarks. Stored as JSON in the
 // user's config folder ($XDG_CONFIG_HOME/nova/settings.json), so `nova` and `nova-studio` agree.
+// A key that is missing or null takes its default; a value of the wrong type is an error naming the
+// key and the type it needs; keys this version does not know are kept and written back on save (a
+// newer studio's settings survive an older `nova`).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,10 +23,13 @@ struct Settings {
   // docs/VERIFY.md). `nova bench` takes them as --no-copy-reference and --l2-flush.
   bool bench_copy_reference = true;
   std::string bench_l2_flush = "clean";
+  // Keys of the file this version does not know, with their values, as read.
+  nlohmann::json unknown_keys = nlohmann::json::object();
 
   static std::filesystem::path default_path();
   // Loads settings; a missing file gives defaults, a malformed one throws std::runtime_error
-  // naming the file (the caller decides whether to reset it).
+  // naming the file and what is wrong ("python is 3: expected a string"); the caller decides
+  // whether to reset it.
   static Settings load(const std::filesystem::path& path = default_path());
   // Writes atomically (temp file + rename) so a crash never leaves half a file.
   void save(const std::filesystem::path& path = default_path()) const;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/gen/code_text.h"
 #include "core/gen/conv2d_rule.h"
 #include "core/gen/extension_writer.h"
 #include "core/gen/gemm_rule.h"
@@ -49,10 +50,10 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
         "// Specialised for: {shapes}; {arch}.\n"
         "// {notes}\n"
         "#include \"nova/common.cuh\"\n\n{kernels}",
-        fmt::arg("rule", r.rule), fmt::arg("id", group.id), fmt::arg("kind", group.kind),
-        fmt::arg("model", graph.model_path), fmt::arg("ops", ctx.ops_summary()),
-        fmt::arg("shapes", ctx.shapes_summary()), fmt::arg("arch", target_.arch), fmt::arg("notes", r.notes),
-        fmt::arg("kernels", r.kernels));
+        fmt::arg("rule", r.rule), fmt::arg("id", group.id), fmt::arg("kind", comment_safe(group.kind)),
+        fmt::arg("model", comment_safe(graph.model_path)), fmt::arg("ops", comment_safe(ctx.ops_summary())),
+        fmt::arg("shapes", comment_safe(ctx.shapes_summary())), fmt::arg("arch", comment_safe(target_.arch)),
+        fmt::arg("notes", comment_safe(r.notes)), fmt::arg("kernels", r.kernels));
     c.plan = std::move(r.plan);
     c.library_ops = std::move(r.library_ops);
     c.extension_source = ExtensionWriter::write(c);

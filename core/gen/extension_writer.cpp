@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/env/resource_paths.h"
+#include "core/gen/code_text.h"
 #include "core/gen/group_context.h"
 #include "core/gen/pointwise_emitter.h"
 
@@ -34,13 +35,34 @@ std::string cpp_constant(const nlohmann::json& v) {
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + cpp_constant(v[i]);
     return s + "}";
   }
-  if (v.is_string()) return fmt::format("\"{}\"", v.get<std::string>());
-  return v.dump();
+  if (v.is_string()) return cpp_string_literal(v.get<std::string>());
+  throw UnsupportedGroup("a plan argument " + v.dump() + " has no C++ form");
 }
 
+// `name` where the extension calls it (a kernel, an ATen function): it must be a C identifier.
+const std::string& callable(const std::string& name, const char* what) {
+  if (!is_c_identifier(name))
+    throw UnsupportedGroup(fmt::format("the {} '{}' is not a C identifier", what, name));
+  return name;
+}
+
+// The C type of a kernel's scalar argument ("float", "double", "int32", "int64").
+std::string scalar_c_type(const std::string& scalar_type) {
+  static const std::map<std::string, std::string> types = {
+      {"float", "float"}, {"double", "double"}, {"int32", "int"}, {"int64", "long long"}};
+  auto it = types.find(scalar_type);
+  if (it == types.end()) throw UnsupportedGroup("a kernel argument of scalar type '" + scalar_type + "'");
+  return it->second;
+}
+
+// A plan reference ("input:0") as the extension's variable ("input_0").
 std::string tensor_ref(const std::string& ref, const std::string& view) {
   auto colon = ref.find(':');
-  std::string t = ref.substr(0, colon) + "_" + ref.substr(colon + 1);
+  std::string kind = ref.substr(0, colon), index = colon == std::string::npos ? "" : ref.substr(colon + 1);
+  if ((kind != "input" && kind != "output" && kind != "temp") || index.empty() ||
+      index.find_first_not_of("0123456789") != std::string::npos)
+    throw UnsupportedGroup(fmt::format("the plan reference '{}' is not input:N, output:N or temp:N", ref));
+  std::string t = kind + "_" + index;
   return view == "t" ? t + ".t()" : t;
 }
 
@@ -89,7 +111,8 @@ std::string ExtensionWriter::write(const Candidate& c) {
         "expected\");\n"
         "  TORCH_CHECK(input_{0}.scalar_type() == {2} && input_{0}.sizes() == torch::IntArrayRef({{{3}}}),\n"
         "              \"{1}: expected {4}{5} (the shapes this kernel was specialised for)\");\n",
-        i, t.name, at_dtype(t.dtype), dims, t.dtype, GroupContext::shape_text(t.shape));
+        i, cpp_string_body(t.name), at_dtype(t.dtype), dims, cpp_string_body(t.dtype),
+        GroupContext::shape_text(t.shape));
   }
   auto alloc = [&](const char* kind, const std::vector<PlanTensor>& ts) {
     for (std::size_t i = 0; i < ts.size(); ++i) {
@@ -117,19 +140,18 @@ std::string ExtensionWriter::write(const Candidate& c) {
         std::string arg =
             !a.ref.empty()
                 ? fmt::format("reinterpret_cast<{}*>({}.data_ptr())", type_of(a.ref), tensor_ref(a.ref, ""))
-                : fmt::format("({}){}", a.scalar_type == "int64" ? "long long" : a.scalar_type,
-                              cpp_constant(a.scalar));
+                : fmt::format("({}){}", scalar_c_type(a.scalar_type), cpp_constant(a.scalar));
         args += (i ? ",\n      " : "") + arg;
       }
       if (s.shared_bytes >= 48 * 1024)  // above the default limit a kernel must ask for its shared memory
         steps += fmt::format(
             "  C10_CUDA_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {}));\n",
-            s.kernel, s.shared_bytes);
+            callable(s.kernel, "kernel"), s.shared_bytes);
       steps += fmt::format(
           "  {}<<<dim3({}, {}, {}), dim3({}, {}, {}), {}, stream>>>(\n      {});\n"
           "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n",
-          s.kernel, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.shared_bytes,
-          args);
+          callable(s.kernel, "kernel"), s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
+          s.shared_bytes, args);
     } else {
       std::string op = s.op.substr(s.op.find('.') + 1);
       op = op.substr(0, op.find('.'));
@@ -139,7 +161,8 @@ std::string ExtensionWriter::write(const Candidate& c) {
                                                          : tensor_ref(s.args[i].ref, s.args[i].view));
       for (const char* k : {"beta", "alpha"})
         if (s.kwargs.contains(k)) args += ", " + cpp_constant(s.kwargs[k]);
-      steps += fmt::format("  {} = at::{}({});  // library call\n", tensor_ref(s.out, ""), op, args);
+      steps += fmt::format("  {} = at::{}({});  // library call\n", tensor_ref(s.out, ""),
+                           callable(op, "library function"), args);
     }
   }
   std::string outs;
@@ -165,9 +188,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{
   m.def("forward", &forward, "Nova candidate for fusion group {group}");
 }}
 )",
-      fmt::arg("summary", c.summary), fmt::arg("common", common_header()), fmt::arg("kernels", kernels),
-      fmt::arg("params", params), fmt::arg("checks", checks), fmt::arg("allocs", allocs),
-      fmt::arg("steps", steps), fmt::arg("outs", outs), fmt::arg("group", c.group_id));
+      fmt::arg("summary", comment_safe(c.summary)), fmt::arg("common", common_header()),
+      fmt::arg("kernels", kernels), fmt::arg("params", params), fmt::arg("checks", checks),
+      fmt::arg("allocs", allocs), fmt::arg("steps", steps), fmt::arg("outs", outs),
+      fmt::arg("group", c.group_id));
 }
 
 }  // namespace nova

@@ -8,9 +8,13 @@
 
 namespace nova {
 
+// The writer of a candidate's torch-extension source (see above).
 class ExtensionWriter {
  public:
-  // The extension's source; the Python entry point is `forward(*inputs)` returning a list.
+  // The extension's source; the Python entry point is `forward(*inputs)` returning a list. Names
+  // and constants from the graph go into comments and string literals escaped (core/gen/code_text.h);
+  // throws UnsupportedGroup for a plan whose kernels, library functions, references or scalar types
+  // are not ones C++ can name.
   static std::string write(const Candidate& candidate);
   // kernels/nova/common.cuh, read from the kernels folder.
   static std::string common_header();

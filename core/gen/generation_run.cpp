@@ -75,6 +75,9 @@ int StoredGeneration::added() const {
 }
 
 StoredGeneration store_generated(ProjectStore& store, const std::vector<GeneratedGroup>& generated) {
+  // One transaction for the whole generation: a kill or an error part way stores none of it, so a
+  // project never holds some of a generation's groups and reports them all.
+  SqliteTransaction tx = store.write_transaction();
   const std::vector<StoredGroup> stored = stored_groups(store);
   StoredGeneration out;
   for (const auto& r : generated) {
@@ -112,6 +115,7 @@ StoredGeneration store_generated(ProjectStore& store, const std::vector<Generate
     if (existing) store.set_generator_revision(gid, kBuiltinGeneratorRevision);
     out.primary.push_back(vid);
   }
+  tx.commit();
   return out;
 }
 

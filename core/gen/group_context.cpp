@@ -3,6 +3,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -45,9 +46,13 @@ std::string GroupContext::shape_text(const std::vector<std::int64_t>& shape) {
 const GraphNode* GroupContext::anchor() const { return group.anchor ? graph.node(*group.anchor) : nullptr; }
 
 std::vector<const GraphNode*> GroupContext::nodes() const {
+  // One index of the graph's nodes, not a search of them per group node: groups of thousands of
+  // ops would take quadratic time.
+  std::unordered_map<int, const GraphNode*> by_id;
+  for (const auto& n : graph.nodes) by_id.emplace(n.id, &n);
   std::vector<const GraphNode*> out;
   for (int id : group.nodes)
-    if (const GraphNode* n = graph.node(id)) out.push_back(n);
+    if (auto it = by_id.find(id); it != by_id.end()) out.push_back(it->second);
   return out;
 }
 

@@ -120,7 +120,7 @@ PointwiseEmitter::PointwiseEmitter(const ModelGraph& graph, const FusionGroup& g
   for (const auto& n : graph.nodes)
     for (std::size_t i = 0; i < n.outputs.size(); ++i) {
       tensors_[n.outputs[i].name] = n.outputs[i];
-      producers_[n.outputs[i].name] = {n.id, static_cast<int>(i)};
+      producers_[n.outputs[i].name] = {&n, static_cast<int>(i)};
     }
 }
 
@@ -172,7 +172,9 @@ std::string PointwiseEmitter::take_code(int indent) {
   return out;
 }
 
-std::string PointwiseEmitter::value(const std::string& tensor, const std::vector<std::string>& coords) {
+std::optional<std::string> PointwiseEmitter::start(const std::string& tensor,
+                                                   const std::vector<std::string>& coords,
+                                                   std::vector<PendingNode>& stack) {
   const auto& shape = info(tensor).shape;
   if (coords.size() != shape.size())
     throw UnsupportedGroup(
@@ -191,14 +193,36 @@ std::string PointwiseEmitter::value(const std::string& tensor, const std::vector
       std::string offset = offset_of(coords, shape);
       result = fresh(fmt::format("nova::to_f({}[{}])", b->second.pointer_or_expr, offset));
     }
-  } else {
-    auto p = producers_.find(tensor);
-    if (p == producers_.end() || !members_.count(p->second.first))
-      throw UnsupportedGroup("value '" + tensor + "' is neither an input of the group nor computed in it");
-    result = eval_node(*graph_.node(p->second.first), p->second.second, coords);
+    memo_[key] = result;
+    return result;
   }
-  memo_[key] = result;
-  return result;
+  auto p = producers_.find(tensor);
+  if (p == producers_.end() || !members_.count(p->second.first->id))
+    throw UnsupportedGroup("value '" + tensor + "' is neither an input of the group nor computed in it");
+  stack.push_back(PendingNode{eval_node(*p->second.first, p->second.second, coords), std::move(key)});
+  return std::nullopt;
+}
+
+std::string PointwiseEmitter::value(const std::string& tensor, const std::vector<std::string>& coords) {
+  // The work stack: node evaluations waiting for an operand, the innermost last. Each step resumes
+  // the innermost one; it either finishes (its value answers the one below it) or asks for another
+  // operand, which is known already or pushes the evaluation of the node that produces it.
+  std::vector<PendingNode> stack;
+  if (auto known = start(tensor, coords, stack)) return *known;
+  for (;;) {
+    const std::size_t top = stack.size() - 1;
+    stack[top].evaluation.resume();
+    if (stack[top].evaluation.done()) {
+      std::string result = stack[top].evaluation.result();
+      memo_[stack[top].key] = result;
+      stack.pop_back();
+      if (stack.empty()) return result;
+      stack.back().evaluation.answer(std::move(result));
+      continue;
+    }
+    NodeEvaluation::Request r = stack[top].evaluation.take_request();
+    if (auto known = start(r.tensor, r.coords, stack)) stack[top].evaluation.answer(std::move(*known));
+  }
 }
 
 std::vector<std::string> PointwiseEmitter::broadcast_coords(const std::string& tensor,
@@ -214,10 +238,10 @@ std::vector<std::string> PointwiseEmitter::broadcast_coords(const std::string& t
   return src;
 }
 
-std::string PointwiseEmitter::broadcast_value(const std::string& tensor,
-                                              const std::vector<std::int64_t>& out_shape,
-                                              const std::vector<std::string>& coords) {
-  return value(tensor, broadcast_coords(tensor, out_shape, coords));
+NodeEvaluation::Operand PointwiseEmitter::broadcast_operand(const std::string& tensor,
+                                                            const std::vector<std::int64_t>& out_shape,
+                                                            const std::vector<std::string>& coords) const {
+  return NodeEvaluation::Operand::of(tensor, broadcast_coords(tensor, out_shape, coords));
 }
 
 bool PointwiseEmitter::load_lanes_float4(const std::string& tensor,
@@ -247,17 +271,20 @@ void PointwiseEmitter::preload(const std::string& tensor, const std::vector<std:
   memo_[tensor + "@" + join(coords, ",")] = expr;
 }
 
-std::string PointwiseEmitter::operand(const GraphNode& node, const std::string& arg_name, int position,
-                                      const std::vector<std::int64_t>& out_shape,
-                                      const std::vector<std::string>& coords) {
+NodeEvaluation::Operand PointwiseEmitter::operand(const GraphNode& node, const std::string& arg_name,
+                                                  int position, const std::vector<std::int64_t>& out_shape,
+                                                  const std::vector<std::string>& coords) const {
   const NodeArg* a = find_arg(node, arg_name, position);
   if (!a) throw UnsupportedGroup(fmt::format("{} has no argument '{}'", node.target, arg_name));
-  if (!a->tensor.empty()) return broadcast_value(a->tensor, out_shape, coords);
-  return float_literal(a->constant);
+  if (!a->tensor.empty()) return broadcast_operand(a->tensor, out_shape, coords);
+  return NodeEvaluation::Operand::known(float_literal(a->constant));
 }
 
-std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
-                                        const std::vector<std::string>& coords) {
+NodeEvaluation PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
+                                           std::vector<std::string> coords) {
+  // A coroutine: every operand is awaited in its own statement, in the order the values are
+  // emitted (the operands of one op from the last to the first, as the recursive form evaluated the
+  // arguments of its format calls), so the kernels stay byte for byte what they were.
   visited_.insert(node.id);
   const std::string op = strip_aten(node.target);
   const auto& out_shape = node.outputs.at(static_cast<std::size_t>(output_index)).shape;
@@ -288,54 +315,80 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
   if (is_identity_op(op)) {
     if (op == "dropout.default" && constant("train", 2, false).get<bool>())
       throw UnsupportedGroup("dropout in training mode is random: not fused");
-    std::string v = broadcast_value(self_tensor(), out_shape, coords);
+    std::string v = co_await broadcast_operand(self_tensor(), out_shape, coords);
     std::string dtype = node.outputs[0].dtype;
     if (dtype == "float16" || dtype == "bfloat16")  // round like the cast does
-      return fresh(fmt::format("nova::to_f(nova::from_f<{}>({}))", storage_type(dtype), v));
-    return v;
+      co_return fresh(fmt::format("nova::to_f(nova::from_f<{}>({}))", storage_type(dtype), v));
+    co_return v;
   }
 
   // ---- elementwise binary ----
   if (op == "add.Tensor" || op == "add.Scalar" || op == "sub.Tensor" || op == "sub.Scalar") {
     std::string alpha = lit("alpha", 2, 1.0);
-    std::string other = X("other", 1);
+    std::string other = co_await X("other", 1);
     if (alpha != "1.0f") other = fmt::format("({} * {})", alpha, other);
-    return fresh(fmt::format("{} {} {}", X(), op[0] == 'a' ? "+" : "-", other));
+    std::string self = co_await X();
+    co_return fresh(fmt::format("{} {} {}", self, op[0] == 'a' ? "+" : "-", other));
   }
   if (op == "rsub.Scalar" || op == "rsub.Tensor") {
     std::string alpha = lit("alpha", 2, 1.0);
-    return fresh(fmt::format("{} - {} * {}", X("other", 1), alpha, X()));
+    std::string self = co_await X();
+    std::string other = co_await X("other", 1);
+    co_return fresh(fmt::format("{} - {} * {}", other, alpha, self));
   }
-  if (op == "mul.Tensor" || op == "mul.Scalar") return fresh(fmt::format("{} * {}", X(), X("other", 1)));
+  // Ops of two operands (`self` and `other` or `exponent`) in one expression: the second is emitted
+  // first.
+  static const std::map<std::string, std::pair<const char*, const char*>> binary = {
+      {"mul.Tensor", {"{} * {}", "other"}},
+      {"mul.Scalar", {"{} * {}", "other"}},
+      {"minimum.default", {"nova::minimumf_({}, {})", "other"}},
+      {"min.other", {"nova::minimumf_({}, {})", "other"}},
+      {"maximum.default", {"nova::maximumf_({}, {})", "other"}},
+      {"max.other", {"nova::maximumf_({}, {})", "other"}},
+      {"pow.Tensor_Tensor", {"powf({}, {})", "exponent"}},
+      {"pow.Scalar", {"powf({}, {})", "exponent"}}};
+  if (auto it = binary.find(op); it != binary.end()) {
+    std::string second = co_await X(it->second.second, 1);
+    std::string first = co_await X();
+    co_return fresh(fmt::format(fmt::runtime(it->second.first), first, second));
+  }
   if (op == "div.Tensor" || op == "div.Scalar") {
-    if (auto rm = constant("rounding_mode", 2, nullptr); !rm.is_null())
-      return fresh(fmt::format("{}({} / {})", rm == "floor" ? "floorf" : "truncf", X(), X("other", 1)));
-    return fresh(fmt::format("{} / {}", X(), X("other", 1)));
+    auto rm = constant("rounding_mode", 2, nullptr);
+    std::string other = co_await X("other", 1);
+    std::string self = co_await X();
+    if (!rm.is_null())
+      co_return fresh(fmt::format("{}({} / {})", rm == "floor" ? "floorf" : "truncf", self, other));
+    co_return fresh(fmt::format("{} / {}", self, other));
   }
-  if (op == "minimum.default" || op == "min.other")
-    return fresh(fmt::format("nova::minimumf_({}, {})", X(), X("other", 1)));
-  if (op == "maximum.default" || op == "max.other")
-    return fresh(fmt::format("nova::maximumf_({}, {})", X(), X("other", 1)));
   if (op == "pow.Tensor_Scalar") {
     auto e = constant("exponent", 1, 1.0);
-    if (e.is_number() && e.get<double>() == 2.0) {
-      std::string x = X();
-      return fresh(fmt::format("{} * {}", x, x));
-    }
-    return fresh(fmt::format("powf({}, {})", X(), float_literal(e)));
+    std::string x = co_await X();
+    if (e.is_number() && e.get<double>() == 2.0) co_return fresh(fmt::format("{} * {}", x, x));
+    co_return fresh(fmt::format("powf({}, {})", x, float_literal(e)));
   }
-  if (op == "pow.Tensor_Tensor") return fresh(fmt::format("powf({}, {})", X(), X("exponent", 1)));
-  if (op == "pow.Scalar") return fresh(fmt::format("powf({}, {})", X("self", 0), X("exponent", 1)));
   static const std::map<std::string, std::string> comparisons = {{"gt", ">"},  {"lt", "<"},  {"ge", ">="},
                                                                  {"le", "<="}, {"eq", "=="}, {"ne", "!="}};
-  if (auto dot = op.find('.'); dot != std::string::npos && comparisons.count(op.substr(0, dot)))
-    return fresh(
-        fmt::format("({} {} {}) ? 1.0f : 0.0f", X(), comparisons.at(op.substr(0, dot)), X("other", 1)));
-  if (op == "where.self")
-    return fresh(fmt::format("({} != 0.0f) ? {} : {}", X("condition", 0), X("self", 1), X("other", 2)));
-  if (op == "masked_fill.Scalar" || op == "masked_fill.Tensor")
-    return fresh(fmt::format("({} != 0.0f) ? {} : {}", X("mask", 1), X("value", 2), X()));
-  if (op == "logical_not.default") return fresh(fmt::format("({} == 0.0f) ? 1.0f : 0.0f", X()));
+  if (auto dot = op.find('.'); dot != std::string::npos && comparisons.count(op.substr(0, dot))) {
+    std::string other = co_await X("other", 1);
+    std::string self = co_await X();
+    co_return fresh(fmt::format("({} {} {}) ? 1.0f : 0.0f", self, comparisons.at(op.substr(0, dot)), other));
+  }
+  if (op == "where.self") {
+    std::string other = co_await X("other", 2);
+    std::string self = co_await X("self", 1);
+    std::string condition = co_await X("condition", 0);
+    co_return fresh(fmt::format("({} != 0.0f) ? {} : {}", condition, self, other));
+  }
+  if (op == "masked_fill.Scalar" || op == "masked_fill.Tensor") {
+    std::string self = co_await X();
+    std::string value = co_await X("value", 2);
+    std::string mask = co_await X("mask", 1);
+    co_return fresh(fmt::format("({} != 0.0f) ? {} : {}", mask, value, self));
+  }
+  if (op == "logical_not.default") {
+    std::string x = co_await X();
+    co_return fresh(fmt::format("({} == 0.0f) ? 1.0f : 0.0f", x));
+  }
 
   // ---- elementwise unary ----
   static const std::map<std::string, std::string> unary = {
@@ -362,58 +415,71 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
       {"sign.default", "(float)((0.0f < {0}) - ({0} < 0.0f))"},
   };
   if (auto it = unary.find(op); it != unary.end()) {
-    std::string x = X();
-    return fresh(fmt::format(fmt::runtime(it->second), x));
+    std::string x = co_await X();
+    co_return fresh(fmt::format(fmt::runtime(it->second), x));
   }
+  // Ops of one operand and constants.
   if (op == "gelu.default") {
     auto approx = constant("approximate", 1, "none");
-    return fresh(fmt::format("nova::{}({})", approx == "tanh" ? "gelu_tanh" : "gelu_erf", X()));
+    std::string x = co_await X();
+    co_return fresh(fmt::format("nova::{}({})", approx == "tanh" ? "gelu_tanh" : "gelu_erf", x));
   }
-  if (op == "leaky_relu.default")
-    return fresh(fmt::format("nova::leaky_reluf_({}, {})", X(), lit("negative_slope", 1, 0.01)));
-  if (op == "hardtanh.default")
-    return fresh(
-        fmt::format("nova::hardtanhf_({}, {}, {})", X(), lit("min_val", 1, -1.0), lit("max_val", 2, 1.0)));
-  if (op == "softplus.default")
-    return fresh(
-        fmt::format("nova::softplusf_({}, {}, {})", X(), lit("beta", 1, 1.0), lit("threshold", 2, 20.0)));
+  if (op == "leaky_relu.default") {
+    std::string slope = lit("negative_slope", 1, 0.01);
+    std::string x = co_await X();
+    co_return fresh(fmt::format("nova::leaky_reluf_({}, {})", x, slope));
+  }
+  if (op == "hardtanh.default") {
+    std::string max = lit("max_val", 2, 1.0), min = lit("min_val", 1, -1.0);
+    std::string x = co_await X();
+    co_return fresh(fmt::format("nova::hardtanhf_({}, {}, {})", x, min, max));
+  }
+  if (op == "softplus.default") {
+    std::string threshold = lit("threshold", 2, 20.0), beta = lit("beta", 1, 1.0);
+    std::string x = co_await X();
+    co_return fresh(fmt::format("nova::softplusf_({}, {}, {})", x, beta, threshold));
+  }
   if (op == "elu.default") {
-    std::string x = X();
-    return fresh(fmt::format("{2} * ({0} > 0.0f ? {0} : {1} * expm1f({0} * {3}))", x, lit("alpha", 1, 1.0),
-                             lit("scale", 2, 1.0), lit("input_scale", 3, 1.0)));
+    std::string x = co_await X();
+    co_return fresh(fmt::format("{2} * ({0} > 0.0f ? {0} : {1} * expm1f({0} * {3}))", x, lit("alpha", 1, 1.0),
+                                lit("scale", 2, 1.0), lit("input_scale", 3, 1.0)));
   }
   if (op == "clamp.default" || op == "clamp.Tensor" || op == "clamp_min.default" ||
       op == "clamp_max.default") {
-    std::string v = X();
+    std::string v = co_await X();
     bool has_min = op != "clamp_max.default", has_max = op != "clamp_min.default";
     const char* min_name = "min";
     int max_pos = op == "clamp_max.default" ? 1 : 2;
     if (has_min) {
       const NodeArg* a = find_arg(node, min_name, 1);
-      if (a && (!a->tensor.empty() || !a->constant.is_null()))
-        v = fresh(fmt::format("nova::maximumf_({}, {})", v, X(min_name, 1)));
+      if (a && (!a->tensor.empty() || !a->constant.is_null())) {
+        std::string min = co_await X(min_name, 1);
+        v = fresh(fmt::format("nova::maximumf_({}, {})", v, min));
+      }
     }
     if (has_max) {
       const NodeArg* a = find_arg(node, "max", max_pos);
-      if (a && (!a->tensor.empty() || !a->constant.is_null()))
-        v = fresh(fmt::format("nova::minimumf_({}, {})", v, X("max", max_pos)));
+      if (a && (!a->tensor.empty() || !a->constant.is_null())) {
+        std::string max = co_await X("max", max_pos);
+        v = fresh(fmt::format("nova::minimumf_({}, {})", v, max));
+      }
     }
-    return v;
+    co_return v;
   }
 
   // ---- generated tensors ----
-  if (op == "ones.default" || op == "ones_like.default") return "1.0f";
-  if (op == "zeros.default" || op == "zeros_like.default") return "0.0f";
-  if (op == "full.default") return float_literal(constant("fill_value", 1, 0.0));
-  if (op == "full_like.default") return float_literal(constant("fill_value", 1, 0.0));
-  if (op == "scalar_tensor.default") return float_literal(constant("s", 0, 0.0));
+  if (op == "ones.default" || op == "ones_like.default") co_return "1.0f";
+  if (op == "zeros.default" || op == "zeros_like.default") co_return "0.0f";
+  if (op == "full.default") co_return float_literal(constant("fill_value", 1, 0.0));
+  if (op == "full_like.default") co_return float_literal(constant("fill_value", 1, 0.0));
+  if (op == "scalar_tensor.default") co_return float_literal(constant("s", 0, 0.0));
   if (op == "triu.default" || op == "tril.default") {
     index_dependent_ = true;
     if (rank < 2) throw UnsupportedGroup(op + " needs at least two dimensions");
     auto diag = constant("diagonal", 1, 0).get<std::int64_t>();
-    std::string x = X();
+    std::string x = co_await X();
     std::string cmp = op == "triu.default" ? ">=" : "<=";
-    return fresh(
+    co_return fresh(
         fmt::format("(({} - {}) {} {}LL) ? {} : 0.0f", coords[rank - 1], coords[rank - 2], cmp, diag, x));
   }
 
@@ -427,36 +493,33 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
   const auto& src_shape = info(src).shape;
   std::vector<std::string> s(coords);
   if (op != "expand.default" && op != "expand_as.default" && op != "broadcast_to.default") remapped_ = true;
+  std::optional<NodeEvaluation::Operand> viewed;
   if (op == "view.default" || op == "_unsafe_view.default" || op == "reshape.default" ||
       op == "flatten.using_ints" || op == "view_as.default" || op == "reshape_as.default") {
     std::string flat = fmt::format("i{}", counter_++);
     lines_.push_back(fmt::format("const long long {} = {};", flat, ravel(coords, out_shape)));
-    return value(src, unravel(flat, src_shape));
-  }
-  if (op == "transpose.int" || op == "t.default") {
+    viewed = NodeEvaluation::Operand::of(src, unravel(flat, src_shape));
+  } else if (op == "transpose.int" || op == "t.default") {
     std::int64_t d0 = 0, d1 = 1;
     if (op == "transpose.int") {
       d0 = normalize_dim(constant("dim0", 1, 0).get<std::int64_t>(), rank);
       d1 = normalize_dim(constant("dim1", 2, 1).get<std::int64_t>(), rank);
     }
     if (rank >= 2) std::swap(s[static_cast<std::size_t>(d0)], s[static_cast<std::size_t>(d1)]);
-    return value(src, s);
-  }
-  if (op == "permute.default") {
+    viewed = NodeEvaluation::Operand::of(src, s);
+  } else if (op == "permute.default") {
     auto dims = int_list("dims", 1);
     std::vector<std::string> m(rank);
     for (std::size_t i = 0; i < rank; ++i)
       m[static_cast<std::size_t>(normalize_dim(dims[i], rank))] = coords[i];
-    return value(src, m);
-  }
-  if (op == "expand.default" || op == "broadcast_to.default" || op == "expand_as.default")
-    return broadcast_value(src, out_shape, coords);
-  if (op == "unsqueeze.default") {
+    viewed = NodeEvaluation::Operand::of(src, m);
+  } else if (op == "expand.default" || op == "broadcast_to.default" || op == "expand_as.default") {
+    viewed = broadcast_operand(src, out_shape, coords);
+  } else if (op == "unsqueeze.default") {
     auto dim = normalize_dim(constant("dim", 1, 0).get<std::int64_t>(), rank);
     s.erase(s.begin() + dim);
-    return value(src, s);
-  }
-  if (op == "squeeze.dim" || op == "squeeze.dims" || op == "squeeze.default") {
+    viewed = NodeEvaluation::Operand::of(src, s);
+  } else if (op == "squeeze.dim" || op == "squeeze.dims" || op == "squeeze.default") {
     std::vector<std::string> m;
     std::size_t j = 0;
     for (std::size_t d = 0; d < src_shape.size(); ++d) {
@@ -465,25 +528,22 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
       else
         m.push_back(coords[j++]);
     }
-    return value(src, m);
-  }
-  if (op == "select.int") {
+    viewed = NodeEvaluation::Operand::of(src, m);
+  } else if (op == "select.int") {
     auto dim = normalize_dim(constant("dim", 1, 0).get<std::int64_t>(), src_shape.size());
     auto index = constant("index", 2, 0).get<std::int64_t>();
     if (index < 0) index += src_shape[static_cast<std::size_t>(dim)];
     s.insert(s.begin() + dim, fmt::format("{}LL", index));
-    return value(src, s);
-  }
-  if (op == "slice.Tensor") {
+    viewed = NodeEvaluation::Operand::of(src, s);
+  } else if (op == "slice.Tensor") {
     auto dim = static_cast<std::size_t>(normalize_dim(constant("dim", 1, 0).get<std::int64_t>(), rank));
     auto start_j = constant("start", 2, 0);
     std::int64_t start = start_j.is_null() ? 0 : start_j.get<std::int64_t>();
     if (start < 0) start += src_shape[dim];
     std::int64_t step = constant("step", 4, 1).get<std::int64_t>();
     s[dim] = fmt::format("({}LL + {} * {}LL)", start, coords[dim], step);
-    return value(src, s);
-  }
-  if (op == "split.Tensor" || op == "split_with_sizes.default") {
+    viewed = NodeEvaluation::Operand::of(src, s);
+  } else if (op == "split.Tensor" || op == "split_with_sizes.default") {
     auto dim = static_cast<std::size_t>(normalize_dim(constant("dim", 2, 0).get<std::int64_t>(), rank));
     std::int64_t offset = 0;
     if (op == "split.Tensor") {
@@ -493,9 +553,11 @@ std::string PointwiseEmitter::eval_node(const GraphNode& node, int output_index,
       for (int k = 0; k < output_index; ++k) offset += sizes[static_cast<std::size_t>(k)];
     }
     if (offset) s[dim] = fmt::format("({} + {}LL)", coords[dim], offset);
-    return value(src, s);
+    viewed = NodeEvaluation::Operand::of(src, s);
   }
-  throw UnsupportedGroup("no builtin rule for " + node.target);
+  if (!viewed) throw UnsupportedGroup("no builtin rule for " + node.target);
+  std::string v = co_await std::move(*viewed);
+  co_return v;
 }
 
 }  // namespace nova

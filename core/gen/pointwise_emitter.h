@@ -5,13 +5,17 @@
 // split), generated tensors (ones, full, triu masks) and masks back to the tensors read from memory
 // (kernel parameters) or held in registers (an anchor's accumulator), and writes one float variable
 // per distinct (value, coordinates) pair. All math is in fp32; storage types convert on load.
+// Values are evaluated on an explicit work stack of node evaluations (NodeEvaluation), not by one
+// native call per op, so a group's chain may be as long as memory allows.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/gen/node_evaluation.h"
 #include "core/graph/model_graph.h"
 
 namespace nova {
@@ -87,11 +91,24 @@ class PointwiseEmitter {
     std::string pointer_or_expr;
     std::vector<std::string> coords;
   };
-  std::string eval_node(const GraphNode& node, int output_index, const std::vector<std::string>& coords);
-  std::string operand(const GraphNode& node, const std::string& arg_name, int position,
-                      const std::vector<std::int64_t>& out_shape, const std::vector<std::string>& coords);
-  std::string broadcast_value(const std::string& tensor, const std::vector<std::int64_t>& out_shape,
-                              const std::vector<std::string>& coords);
+  // A node evaluation waiting on the work stack of value(), and the memo key its result goes under.
+  struct PendingNode {
+    NodeEvaluation evaluation;
+    std::string key;
+  };
+  // `tensor` at `coords` if it is known without evaluating a node (memoized, bound to memory or a
+  // register); otherwise pushes the evaluation of its producer onto `stack` and returns nothing.
+  std::optional<std::string> start(const std::string& tensor, const std::vector<std::string>& coords,
+                                   std::vector<PendingNode>& stack);
+  // The expression of output `output_index` of `node` at `coords`, as a coroutine that awaits its
+  // operands (see NodeEvaluation).
+  NodeEvaluation eval_node(const GraphNode& node, int output_index, std::vector<std::string> coords);
+  NodeEvaluation::Operand operand(const GraphNode& node, const std::string& arg_name, int position,
+                                  const std::vector<std::int64_t>& out_shape,
+                                  const std::vector<std::string>& coords) const;
+  NodeEvaluation::Operand broadcast_operand(const std::string& tensor,
+                                            const std::vector<std::int64_t>& out_shape,
+                                            const std::vector<std::string>& coords) const;
   std::string fresh(const std::string& expr);
   // The flat offset of `coords` in a contiguous tensor of `shape` (a noted flat index if any).
   std::string offset_of(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape) const;
@@ -100,7 +117,8 @@ class PointwiseEmitter {
   const FusionGroup& group_;
   std::set<int> members_;
   std::map<std::string, TensorInfo> tensors_;
-  std::map<std::string, std::pair<int, int>> producers_;  // tensor -> (node id, output index)
+  // tensor -> (the node that computes it, output index); a pointer, so no look-up by id per value
+  std::map<std::string, std::pair<const GraphNode*, int>> producers_;
   std::map<std::string, Binding> bindings_;
   std::map<std::string, std::string> memo_;
   std::vector<std::string> lines_;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/gen/code_text.h"
+
 namespace nova {
 namespace {
 
@@ -221,8 +223,8 @@ RuleOutput PointwiseRule::generate(const GroupContext& ctx,
     out.kernels += fmt::format(
         "// {} = {} over {}{}\n// {}.\nextern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) "
         "{{\n{}}}\n\n",
-        ctx.outputs[k].name, ctx.ops_summary(), ctx.outputs[k].dtype, GroupContext::shape_text(S), how,
-        kThreads, name, params, body);
+        comment_safe(ctx.outputs[k].name), comment_safe(ctx.ops_summary()),
+        comment_safe(ctx.outputs[k].dtype), GroupContext::shape_text(S), how, kThreads, name, params, body);
     PlanStep step;
     step.type = "kernel";
     step.kernel = name;

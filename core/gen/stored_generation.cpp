@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/gen/builtin_generator.h"
 
 namespace nova {
@@ -32,6 +34,7 @@ std::vector<StoredGroup> stored_groups(const ProjectStore& store) {
     auto group = parse_record(record);
     if (!group) continue;
     for (const auto& v : store.versions(record.id)) {
+      ++group->versions;
       if (v.origin.kind != OriginKind::builtin) continue;
       group->generator_revision = std::max(group->generator_revision, v.generator_revision);
       group->newest_builtin = v.id;
@@ -88,6 +91,26 @@ OutdatedGroups outdated_groups(const ProjectStore& store, const ModelGraph& grap
     out.groups.push_back(g);
   }
   return out;
+}
+
+MissingGroups missing_groups(const ProjectStore& store, const ModelGraph& graph) {
+  auto stored = stored_groups(store);
+  MissingGroups out;
+  out.graph_groups = graph.groups.size();
+  for (const auto& g : graph.groups) {
+    const StoredGroup* s = find_stored_group(stored, g);
+    bool declined = s && s->candidate && s->candidate->declined;
+    if (!s || (s->versions == 0 && !declined)) out.groups.push_back(g);
+  }
+  return out;
+}
+
+std::string MissingGroups::describe() const {
+  if (groups.empty()) return "";
+  std::string ids;
+  for (const auto& g : groups) ids += (ids.empty() ? "" : ", ") + std::to_string(g.id);
+  return fmt::format("the project holds {} of the model's {} fusion groups (missing: {})", held(), graph_groups,
+                     ids);
 }
 
 }  // namespace nova

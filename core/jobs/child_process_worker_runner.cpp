@@ -1,15 +1,11 @@
 #include "core/jobs/child_process_worker_runner.h"
 
-#include <atomic>
-#include <fstream>
-
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "core/env/resource_paths.h"
 #include "core/env/settings.h"
 #include "core/jobs/worker_run_error.h"
-#include "core/worker/child_process.h"
 
 namespace nova {
 namespace {
@@ -17,13 +13,17 @@ std::string tail_of(const std::string& s, std::size_t n = 4000) {
   return s.size() <= n ? s : s.substr(s.size() - n);
 }
 
-// The last non-empty line of the worker's stderr: usually the exception it died of.
-std::string last_line(const std::string& s) {
-  auto end = s.find_last_not_of("\n ");
-  if (end == std::string::npos) return {};
-  auto start = s.rfind('\n', end);
-  return s.substr(start == std::string::npos ? 0 : start + 1,
-                  end - (start == std::string::npos ? 0 : start + 1) + 1);
+WorkerRunError::Kind run_error_kind(WorkerError::Kind kind) {
+  switch (kind) {
+    case WorkerError::Kind::UserError: return WorkerRunError::Kind::UserError;
+    case WorkerError::Kind::BadRequest: return WorkerRunError::Kind::BadRequest;
+    case WorkerError::Kind::Internal: return WorkerRunError::Kind::Internal;
+    case WorkerError::Kind::Protocol: return WorkerRunError::Kind::Protocol;
+    case WorkerError::Kind::Timeout: return WorkerRunError::Kind::TimedOut;
+    case WorkerError::Kind::Cancelled: return WorkerRunError::Kind::Cancelled;
+    case WorkerError::Kind::Crashed: return WorkerRunError::Kind::Crashed;
+  }
+  return WorkerRunError::Kind::Failed;
 }
 }  // namespace
 
@@ -41,11 +41,24 @@ ChildProcess::Env ChildProcessWorkerRunner::worker_env() const {
   for (const auto& p : extra_paths_) path += p.string() + ":";
   env["PYTHONPATH"] = path + python_package_dir().string();
   env["PYTHONUNBUFFERED"] = "1";
+  env["PYTHONDONTWRITEBYTECODE"] = "1";
   return env;
 }
 
+std::vector<std::string> ChildProcessWorkerRunner::worker_argv(bool preload) const {
+  std::string package = module_prefix_;
+  if (!package.empty() && package.back() == '.') package.pop_back();
+  std::vector<std::string> argv{python_, "-m", package, "--once"};
+  if (preload) argv.push_back("--preload");
+  return argv;
+}
+
+std::string ChildProcessWorkerRunner::package_location() const {
+  return extra_paths_.empty() ? python_package_dir().string() : extra_paths_.front().string();
+}
+
 void ChildProcessWorkerRunner::keep_standby(bool on) {
-  std::unique_ptr<ChildProcess> old;
+  std::unique_ptr<WorkerConnection> old;
   {
     std::lock_guard lock(standby_mutex_);
     keep_standby_ = on;
@@ -56,114 +69,77 @@ void ChildProcessWorkerRunner::keep_standby(bool on) {
 }
 
 void ChildProcessWorkerRunner::start_standby_locked() {
-  auto proc = std::make_unique<ChildProcess>();
   try {
-    proc->start({python_, "-m", module_prefix_ + "standby"}, worker_env());
-  } catch (const std::exception&) {
-    return;  // no standby: the command starts its own process and reports why that fails
+    standby_ = std::make_unique<WorkerConnection>(worker_argv(true), worker_env(), package_location());
+  } catch (const WorkerError&) {
+    // no standby: the command starts its own process and reports why that fails
   }
-  standby_ = std::move(proc);
 }
 
-std::unique_ptr<ChildProcess> ChildProcessWorkerRunner::take_standby() {
+std::unique_ptr<WorkerConnection> ChildProcessWorkerRunner::take_standby() {
   std::lock_guard lock(standby_mutex_);
-  std::unique_ptr<ChildProcess> proc = std::move(standby_);
+  std::unique_ptr<WorkerConnection> conn = std::move(standby_);
   if (keep_standby_) start_standby_locked();
-  if (proc && proc->wait(std::chrono::milliseconds(0))) proc.reset();  // it died waiting
-  return proc;
+  if (conn && conn->wait(std::chrono::milliseconds(0))) conn.reset();  // it died waiting
+  return conn;
 }
 
 nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohmann::json& args,
                                              const WorkerCall& call) {
-  static std::atomic<int> counter{0};
-  std::filesystem::create_directories(work_dir_);
-  auto args_path = work_dir_ / fmt::format("{}-{}.json", cmd, ++counter);
-  {
-    std::ofstream out(args_path);
-    out << args.dump();
-  }
   const std::string doing = call.doing.empty() ? "running " + cmd : call.doing;
-  std::unique_ptr<ChildProcess> started = take_standby();
-  if (started &&
-      started->write_stdin(nlohmann::json{{"cmd", cmd}, {"args", args_path.string()}}.dump() + "\n")) {
-    ++standby_runs_;
-  } else {
-    started = std::make_unique<ChildProcess>();
-    started->start({python_, "-m", module_prefix_ + cmd, args_path.string()}, worker_env());
-  }
-  ChildProcess& proc = *started;
   const auto deadline = std::chrono::steady_clock::now() + call.budget;
-  std::optional<nlohmann::json> result;
-  std::string reported_error;
-  std::size_t stderr_seen = 0;
-  auto relay_stderr = [&] {
-    const std::string& err = proc.stderr_text();
-    while (call.log) {
-      auto nl = err.find('\n', stderr_seen);
-      if (nl == std::string::npos) break;
-      call.log(err.substr(stderr_seen, nl - stderr_seen));
-      stderr_seen = nl + 1;
+  std::filesystem::create_directories(work_dir_);
+  nlohmann::json request_args = args.is_object() ? args : nlohmann::json::object();
+  if (!request_args.contains("work_dir")) request_args["work_dir"] = work_dir_.string();
+
+  std::unique_ptr<WorkerConnection> conn = take_standby();
+  if (conn) {
+    ++standby_runs_;
+    // A standby has not touched CUDA yet: it narrows its devices before running the command.
+    if (call.device >= 0) request_args["cuda_visible_devices"] = std::to_string(call.device);
+  } else {
+    ChildProcess::Env env = worker_env();
+    if (call.device >= 0) env["CUDA_VISIBLE_DEVICES"] = std::to_string(call.device);
+    try {
+      conn = std::make_unique<WorkerConnection>(worker_argv(false), env, package_location());
+    } catch (const WorkerError& e) {
+      throw WorkerRunError(WorkerRunError::Kind::Failed, fmt::format("{} while {}", e.what(), doing));
     }
-  };
-  for (;;) {
-    auto line = proc.read_line(std::chrono::milliseconds(100));
-    relay_stderr();
-    if (line) {
-      nlohmann::json msg = nlohmann::json::parse(*line, nullptr, false);
-      if (msg.is_discarded() || !msg.is_object()) {
-        if (call.log) call.log(*line);
-      } else if (msg.value("type", "") == "progress") {
-        if (call.progress) {
-          std::optional<double> f;
-          if (msg.contains("fraction") && msg["fraction"].is_number()) f = msg["fraction"].get<double>();
-          call.progress(msg.value("message", ""), f);
-        }
-      } else if (msg.value("type", "") == "result") {
-        result = msg["result"];
-      } else if (msg.value("type", "") == "error") {
-        reported_error = msg["error"].value("message", "unknown error");
+  }
+  WorkerRequestOptions options;
+  options.cancelled = [&] { return call.cancel.cancelled(); };
+  options.progress = call.progress;
+  options.log = call.log;
+  options.doing = doing;
+  try {
+    conn->await_hello(deadline, options.cancelled);
+    options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    nlohmann::json result = conn->call(cmd, request_args, options);
+    if (!conn->wait(std::chrono::seconds(2))) conn->terminate();  // a one-shot worker leaves by itself
+    return result;
+  } catch (const WorkerError& e) {
+    conn->terminate();
+    const std::string log = tail_of(conn->stderr_text());
+    WorkerRunError::Kind kind = run_error_kind(e.kind());
+    std::string message = e.what();
+    if (e.kind() == WorkerError::Kind::Cancelled) {
+      if (call.cancel.reason() == "budget") {
+        kind = WorkerRunError::Kind::TimedOut;
+        message = fmt::format("worker ended by the watchdog: over its budget while {}", doing);
+      } else {
+        message = fmt::format("{} while {}", call.cancel.reason(), doing);
       }
-    } else if (proc.eof()) {
-      break;
+    } else if (e.kind() == WorkerError::Kind::Timeout) {
+      message = fmt::format("worker ended by the watchdog: over its budget of {:.0f} s while {}",
+                            std::chrono::duration<double>(call.budget).count(), doing);
+    } else if (e.kind() == WorkerError::Kind::Crashed) {
+      auto status = conn->wait(std::chrono::milliseconds(0));
+      if (status && !status->signal) kind = WorkerRunError::Kind::Failed;  // exited without an answer
+    } else if (e.kind() != WorkerError::Kind::Protocol) {
+      message = fmt::format("worker failed while {}: {}", doing, e.what());
     }
-    if (call.cancel.cancelled()) {
-      proc.terminate();
-      relay_stderr();
-      if (call.cancel.reason() == "budget")
-        throw WorkerRunError(WorkerRunError::Kind::TimedOut,
-                             fmt::format("worker ended by the watchdog: over its budget while {}", doing),
-                             tail_of(proc.stderr_text()));
-      throw WorkerRunError(WorkerRunError::Kind::Cancelled,
-                           fmt::format("{} while {}", call.cancel.reason(), doing),
-                           tail_of(proc.stderr_text()));
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      proc.terminate();
-      throw WorkerRunError(WorkerRunError::Kind::TimedOut,
-                           fmt::format("worker ended by the watchdog: over its budget of {:.0f} s while {}",
-                                       std::chrono::duration<double>(call.budget).count(), doing),
-                           tail_of(proc.stderr_text()));
-    }
+    throw WorkerRunError(kind, message, log, e.file(), e.line(), e.traceback());
   }
-  auto status = proc.wait(std::chrono::seconds(10));
-  if (!status) status = proc.terminate();
-  relay_stderr();
-  std::error_code ec;
-  std::filesystem::remove(args_path, ec);
-  if (status->signal) {
-    std::string name = status->describe();  // "killed by SIGSEGV"
-    auto pos = name.find("SIG");
-    throw WorkerRunError(
-        WorkerRunError::Kind::Crashed,
-        fmt::format("worker crashed: {} while {}", pos == std::string::npos ? name : name.substr(pos), doing),
-        tail_of(proc.stderr_text()));
-  }
-  if (result) return *result;
-  std::string why = !reported_error.empty() ? reported_error : last_line(proc.stderr_text());
-  throw WorkerRunError(WorkerRunError::Kind::Failed,
-                       fmt::format("worker failed while {} ({}): {}", doing, status->describe(),
-                                   why.empty() ? "no result" : why),
-                       tail_of(proc.stderr_text()));
 }
 
 }  // namespace nova

@@ -1,9 +1,12 @@
 #pragma once
-// A WorkerRunner that starts `python -m nova_worker.<cmd> ARGS.json` for each command: the
-// worker prints progress lines and then its result as JSON on stdout. A fresh process per command
-// means a crashed or wedged candidate never affects the next job; the watchdog here ends the
-// process past its budget or on cancel. Long-lived owners can keep a standby process (Python and
-// torch already imported) that the next command is handed to, so it starts without that wait.
+// A WorkerRunner that runs each command in a worker process of its own: `python -m nova_worker
+// --once` says hello, takes its one request, answers it over the worker protocol (progress, then
+// the result or a typed error) and exits. A fresh process per command means a crashed or wedged
+// candidate never affects the next job; the watchdog here ends the process past its budget, and a
+// cancel goes to the worker as a cancel message, followed by the end of its process group if it
+// does not stop. Long-lived owners can keep a standby process (`--once --preload`: Python and
+// torch already imported, hello said) that the next command is handed to, so it starts without
+// that wait.
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -11,36 +14,40 @@
 #include <string>
 #include <vector>
 
-#include "core/worker/child_process.h"
-
 #include "core/jobs/worker_runner.h"
+#include "core/worker/child_process.h"
+#include "core/worker/worker_connection.h"
 
 namespace nova {
 
 class ChildProcessWorkerRunner : public WorkerRunner {
  public:
-  // `python` empty: Settings' resolved interpreter. `work_dir` holds the argument files.
+  // `python` empty: Settings' resolved interpreter. `work_dir`: the folder given to the workers for
+  // the files they write (sources sent inline, build folders).
   explicit ChildProcessWorkerRunner(std::string python = {}, std::filesystem::path work_dir = {});
   ~ChildProcessWorkerRunner() override;
   nlohmann::json run(const std::string& cmd, const nlohmann::json& args, const WorkerCall& call) override;
 
-  // On: one worker is kept started ahead (`python -m <prefix>standby`, which imports torch and then
-  // waits for its command on stdin); a command is handed to it and a new standby starts at once.
-  // Each command still has a process of its own. For the studio and other long-lived owners; off
-  // by default, since a one-shot command would only start a process to kill it.
+  // On: one worker is kept started ahead (`python -m <package> --once --preload`, which imports
+  // torch, says hello and waits for its request); a command is handed to it and a new standby
+  // starts at once. Each command still has a process of its own. For the studio and other
+  // long-lived owners; off by default, since a one-shot command would only start a process to kill it.
   void keep_standby(bool on);
   // Commands that ran on a standby process rather than a fresh one.
   int standby_runs() const { return standby_runs_; }
 
-  // The module run for `cmd` (overridable for tests that need a worker that sleeps or crashes).
+  // The worker package run as `python -m <package>`, given as its module prefix ("nova_worker.";
+  // tests swap in a package that misbehaves in ways the real one does not).
   void set_module_prefix(std::string prefix) { module_prefix_ = std::move(prefix); }
   // A folder put on the worker's PYTHONPATH before the worker package (tests' own modules).
   void add_python_path(std::filesystem::path dir) { extra_paths_.push_back(std::move(dir)); }
 
  private:
   ChildProcess::Env worker_env() const;
+  std::vector<std::string> worker_argv(bool preload) const;
+  std::string package_location() const;
   // The standby, if there is a live one (a new one is started in its place), else null.
-  std::unique_ptr<ChildProcess> take_standby();
+  std::unique_ptr<WorkerConnection> take_standby();
   void start_standby_locked();
 
   std::string python_;
@@ -49,7 +56,7 @@ class ChildProcessWorkerRunner : public WorkerRunner {
   std::vector<std::filesystem::path> extra_paths_;
   std::mutex standby_mutex_;
   bool keep_standby_ = false;
-  std::unique_ptr<ChildProcess> standby_;
+  std::unique_ptr<WorkerConnection> standby_;
   std::atomic<int> standby_runs_{0};
 };
 

@@ -2,7 +2,17 @@
 
 namespace nova {
 
-std::string to_string(JobLane lane) { return lane == JobLane::Gpu ? "gpu" : "cpu"; }
+std::string to_string(JobLane lane) {
+  switch (lane) {
+    case JobLane::Gpu:
+      return "gpu";
+    case JobLane::GpuShared:
+      return "gpu-shared";
+    case JobLane::Cpu:
+      return "cpu";
+  }
+  return "cpu";
+}
 
 std::string to_string(JobState state) {
   switch (state) {

@@ -14,7 +14,11 @@ namespace nova {
 
 class JobContext;
 
-enum class JobLane { Gpu, Cpu };  // one GPU job per device at a time; CPU jobs in parallel
+// Gpu: alone on its device (benchmarks: timings must not be shared); GpuShared: several side by side on
+// a device, never beside a Gpu job of that device (validation: correctness, not time); Cpu: builds.
+enum class JobLane { Gpu, Cpu, GpuShared };
+// A GPU job's device: any free one (the queue records which it ran on in JobInfo::device).
+inline constexpr int kAnyDevice = -1;
 enum class JobState { Queued, Running, Succeeded, Failed, Cancelled, Superseded, TimedOut };
 
 std::string to_string(JobLane lane);
@@ -26,7 +30,7 @@ struct JobSpec {
   std::vector<std::string> supersedes;  // further keys whose unfinished jobs this one supersedes
   std::string title;                    // for people: "validate candidate 3"
   JobLane lane = JobLane::Cpu;
-  int device = 0;                                   // GPU lane: which device
+  int device = kAnyDevice;                          // GPU lanes: which device, or any free one
   std::chrono::milliseconds budget{0};              // 0: none; past it the watchdog cancels the job
   std::function<nlohmann::json(JobContext&)> work;  // returns the result; throws on failure
 };
@@ -35,7 +39,7 @@ struct JobInfo {
   int id = 0;
   std::string key, title;
   JobLane lane = JobLane::Cpu;
-  int device = 0;
+  int device = kAnyDevice;  // GPU lanes: the device it was asked for, then the one it ran on
   JobState state = JobState::Queued;
   double progress = 0;  // 0..1
   std::string message;  // the latest progress message

@@ -14,11 +14,12 @@ class JobContext {
  public:
   using Report = std::function<void(const std::string& message, std::optional<double> fraction, bool is_log)>;
 
-  JobContext(CancelToken token, std::chrono::milliseconds budget, Report report)
+  JobContext(CancelToken token, std::chrono::milliseconds budget, Report report, int device = -1)
       : token_(std::move(token)),
         budget_(budget),
         report_(std::move(report)),
-        started_(std::chrono::steady_clock::now()) {}
+        started_(std::chrono::steady_clock::now()),
+        device_(device) {}
 
   void progress(const std::string& message, std::optional<double> fraction = std::nullopt) {
     if (report_) report_(message, fraction, false);
@@ -28,6 +29,8 @@ class JobContext {
   }
   const CancelToken& token() const { return token_; }
   std::chrono::milliseconds budget() const { return budget_; }
+  // The GPU the job runs on (its lane's device); -1 for CPU jobs.
+  int device() const { return device_; }
   // Budget left (the whole budget for a job without one: callers treat 0 as "none").
   std::chrono::milliseconds remaining() const {
     if (budget_.count() == 0) return budget_;
@@ -41,6 +44,7 @@ class JobContext {
   std::chrono::milliseconds budget_;
   Report report_;
   std::chrono::steady_clock::time_point started_;
+  int device_;
 };
 
 }  // namespace nova

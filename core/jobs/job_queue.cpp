@@ -16,8 +16,14 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 JobQueue::JobQueue(Options options) : options_(std::move(options)) {
-  for (int d = 0; d < options_.gpu_devices; ++d)
+  options_.gpu_devices = std::max(0, options_.gpu_devices);
+  exclusive_running_.assign(options_.gpu_devices, 0);
+  shared_running_.assign(options_.gpu_devices, 0);
+  for (int d = 0; d < options_.gpu_devices; ++d) {
     threads_.emplace_back([this, d] { lane_loop(JobLane::Gpu, d); });
+    for (int i = 0; i < options_.shared_per_device; ++i)
+      threads_.emplace_back([this, d] { lane_loop(JobLane::GpuShared, d); });
+  }
   for (int i = 0; i < options_.cpu_threads; ++i)
     threads_.emplace_back([this] { lane_loop(JobLane::Cpu, 0); });
   threads_.emplace_back([this] { watchdog_loop(); });
@@ -135,6 +141,14 @@ std::optional<JobInfo> JobQueue::wait(int id, std::chrono::milliseconds timeout)
   return it->second->info;
 }
 
+bool JobQueue::can_start(const Entry& e, JobLane lane, int device) const {
+  if (e.spec.lane != lane) return false;
+  if (lane == JobLane::Cpu) return true;
+  if (e.spec.device != kAnyDevice && e.spec.device != device) return false;
+  // A Gpu job waits for the device's shared jobs to finish; shared jobs wait for its Gpu job.
+  return lane == JobLane::Gpu ? shared_running_[device] == 0 : exclusive_running_[device] == 0;
+}
+
 void JobQueue::lane_loop(JobLane lane, int device) {
   for (;;) {
     Entry* picked = nullptr;
@@ -143,21 +157,22 @@ void JobQueue::lane_loop(JobLane lane, int device) {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] {
         if (stopping_) return true;
-        for (int id : queued_) {
-          const auto& e = jobs_.at(id);
-          if (e->spec.lane == lane && (lane == JobLane::Cpu || e->spec.device == device)) return true;
-        }
+        for (int id : queued_)
+          if (can_start(*jobs_.at(id), lane, device)) return true;
         return false;
       });
       if (stopping_) return;
       for (auto it = queued_.begin(); it != queued_.end(); ++it) {
         auto& e = jobs_.at(*it);
-        if (e->spec.lane == lane && (lane == JobLane::Cpu || e->spec.device == device)) {
+        if (can_start(*e, lane, device)) {
           picked = e.get();
           queued_.erase(it);
           break;
         }
       }
+      if (lane == JobLane::Gpu) ++exclusive_running_[device];
+      if (lane == JobLane::GpuShared) ++shared_running_[device];
+      if (lane != JobLane::Cpu) picked->info.device = device;
       picked->info.state = JobState::Running;
       picked->started = std::chrono::steady_clock::now();
       ++picked->info.revision;
@@ -165,6 +180,14 @@ void JobQueue::lane_loop(JobLane lane, int device) {
     }
     notify(running);
     run(*picked);
+    if (lane != JobLane::Cpu) {
+      {
+        std::lock_guard lock(mutex_);
+        if (lane == JobLane::Gpu) --exclusive_running_[device];
+        if (lane == JobLane::GpuShared) --shared_running_[device];
+      }
+      changed_.notify_all();
+    }
   }
 }
 
@@ -185,7 +208,8 @@ void JobQueue::run(Entry& e) {
                      copy = e.info;
                    }
                    notify(copy);
-                 });
+                 },
+                 e.info.lane == JobLane::Cpu ? -1 : e.info.device);
   try {
     nlohmann::json result = e.spec.work(ctx);
     finish(e, e.token.cancelled() ? JobState::Cancelled : JobState::Succeeded, std::move(result), {});

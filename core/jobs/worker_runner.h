@@ -1,9 +1,10 @@
 #pragma once
 // Runs one command of the Python worker ("validate", "bench", ...) and returns its result. The
 // abstraction the verify stage is written against: ChildProcessWorkerRunner starts a fresh
-// process per command now; a runner over the persistent WorkerClient can replace it without
-// touching callers. Implementations must honour the budget and the cancel token (ending the
-// worker), relay progress, and throw WorkerRunError when no result comes back.
+// process per command (over the worker protocol, docs/WORKER_PROTOCOL.md); a runner over the
+// persistent WorkerClient can replace it without touching callers. Implementations must honour
+// the budget and the cancel token (a cancel message, then ending the worker), relay progress, and
+// throw WorkerRunError when no result comes back.
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -21,6 +22,7 @@ struct WorkerCall {
   std::function<void(const std::string& message, std::optional<double> fraction)> progress;
   std::function<void(const std::string& line)> log;  // the worker's stderr lines
   std::string doing;                                 // for messages: "validating candidate 3"
+  int device = -1;  // the GPU lane's device: the worker sees only it (CUDA_VISIBLE_DEVICES); -1: all
 };
 
 class WorkerRunner {

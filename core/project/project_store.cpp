@@ -1,10 +1,12 @@
 #include "core/project/project_store.h"
 
 #include <sqlite3.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <utility>
@@ -68,9 +70,51 @@ std::string newer_message(const fs::path& file, int version) {
       file.string(), version, ProjectStore::kSchemaVersion);
 }
 
+// A readable sentence; SQLite's words (e.g. PRAGMA quick_check's lines) as the detail.
 ProjectError corrupt_error(const fs::path& file, const std::string& why) {
-  return ProjectError(
-      fmt::format("{} is not a Nova project or is corrupt: {}: nothing was changed", file.string(), why));
+  return ProjectError(ProjectError::Kind::damaged,
+                      fmt::format("{} is damaged or is not a Nova project: nothing was changed", file.string()),
+                      why);
+}
+
+// True for a database without a single table: a project whose creation was killed before its
+// schema was committed. Opening it completes the creation.
+bool holds_no_tables(sqlite3* db) {
+  SqliteStatement s(db, "SELECT count(*) FROM sqlite_master");
+  s.step();
+  return s.int64(0) == 0;
+}
+
+// Project files hold the client's code: readable by the user only. Takes group and other permissions
+// away from an existing file or folder (a project created before this rule); best effort.
+void make_private(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) ::chmod(path.c_str(), st.st_mode & 07700);
+}
+
+// Creates `folder` and its missing parents with mode 0700.
+void create_private_folder(const fs::path& folder) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = fs::absolute(folder).lexically_normal(); !fs::exists(p, ec); p = p.parent_path()) {
+    if (p == p.parent_path()) break;
+    missing.push_back(p);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST)
+      throw ProjectError(fmt::format("cannot create the project folder {}: {}", folder.string(),
+                                     std::strerror(errno)));
+}
+
+// The project file, empty and readable by the user only, before SQLite opens it: its WAL and
+// shared-memory files take the main file's permissions.
+void create_private_file(const fs::path& folder, const fs::path& file) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) throw ProjectError(fmt::format("{} already holds a Nova project", folder.string()));
+    throw ProjectError(fmt::format("cannot create {}: {}", file.string(), std::strerror(errno)));
+  }
+  ::close(fd);
 }
 
 // True when the WAL holds frames: then the main file alone is not the database (another process has
@@ -112,18 +156,22 @@ void probe(const fs::path& file, bool main_file_is_whole) {
   } catch (const ProjectError&) {
     throw corrupt_error(file, sqlite3_errmsg(db));
   }
-  if (version == 0) throw corrupt_error(file, "it holds no Nova schema");
+  if (version == 0 && !holds_no_tables(db)) throw corrupt_error(file, "it holds no Nova schema");
   if (version > ProjectStore::kSchemaVersion) throw ProjectError(newer_message(file, version));
 }
 
-// PRAGMA quick_check on an open connection: "ok" or what is wrong.
+// PRAGMA quick_check on an open connection: "ok", or what is wrong, one problem a line (at most 100).
 std::string quick_check(sqlite3* db) {
   sqlite3_stmt* check = nullptr;
-  if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &check, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(db, "PRAGMA quick_check(100)", -1, &check, nullptr) != SQLITE_OK)
     return sqlite3_errmsg(db);
-  int rc = sqlite3_step(check);
-  std::string verdict = rc == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(check, 0))
-                                         : std::string(sqlite3_errmsg(db));
+  std::string verdict;
+  int rc;
+  while ((rc = sqlite3_step(check)) == SQLITE_ROW) {
+    const unsigned char* line = sqlite3_column_text(check, 0);
+    verdict += (verdict.empty() ? "" : "\n") + std::string(line ? reinterpret_cast<const char*>(line) : "");
+  }
+  if (rc != SQLITE_DONE) verdict += (verdict.empty() ? "" : "\n") + std::string(sqlite3_errmsg(db));
   sqlite3_finalize(check);
   return verdict;
 }
@@ -201,14 +249,14 @@ ProjectStore& ProjectStore::operator=(ProjectStore&& other) noexcept {
 ProjectStore::~ProjectStore() { sqlite3_close_v2(db_); }
 
 ProjectStore ProjectStore::create(const fs::path& folder) {
+  fs::path file = folder / kFileName;
   std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec)
-    throw ProjectError(fmt::format("cannot create the project folder {}: {}", folder.string(), ec.message()));
+  if (fs::exists(file, ec)) throw ProjectError(fmt::format("{} already holds a Nova project", folder.string()));
+  create_private_folder(folder);
   if (read_only(folder))
     throw ProjectError(fmt::format("{}: the folder is read-only: nothing was changed", folder.string()));
-  fs::path file = folder / kFileName;
-  if (fs::exists(file)) throw ProjectError(fmt::format("{} already holds a Nova project", folder.string()));
+  make_private(folder);  // a folder that existed before
+  create_private_file(folder, file);
   ProjectStore store(folder, open_writable(file, true));
   store.migrate();
   return store;
@@ -233,11 +281,15 @@ ProjectStore ProjectStore::open(const fs::path& folder) {
   };
   if (std::string verdict = quick_check(store.db_); verdict != "ok") refuse(corrupt_error(file, verdict));
   int version = stored_schema_version(store.db_);
-  if (version == 0) refuse(corrupt_error(file, "it holds no Nova schema"));
+  if (version == 0 && !holds_no_tables(store.db_)) refuse(corrupt_error(file, "it holds no Nova schema"));
   if (version > kSchemaVersion) refuse(ProjectError(newer_message(file, version)));
   store.migrate();
+  for (const fs::path& path : {folder, file, fs::path(file.string() + "-wal"), fs::path(file.string() + "-shm")})
+    make_private(path);
   return store;
 }
+
+SqliteTransaction ProjectStore::write_transaction() { return SqliteTransaction(db_); }
 
 void ProjectStore::migrate() {
   SqliteTransaction tx(db_);

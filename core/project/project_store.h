@@ -4,10 +4,14 @@
 // validation and benchmark results, exports). Used by the CLI, the jobs and the studio.
 //
 // Every write is one transaction that is durable when the call returns (synchronous=FULL), so a
-// process killed at any moment loses nothing that was reported saved. Versions are immutable: there
-// is no call that changes a stored source; an edit is a new version whose parent is the edited one.
-// Opening a newer schema, a corrupt file or a read-only folder throws ProjectError and leaves every
-// file byte-identical.
+// process killed at any moment loses nothing that was reported saved. Writes that belong together
+// (a whole generation: its groups, versions and build logs) run inside write_transaction(): all of
+// them are stored or none. Versions are immutable: there is no call that changes a stored source; an
+// edit is a new version whose parent is the edited one.
+// Opening a newer schema, a damaged file or a read-only folder throws ProjectError and leaves every
+// file byte-identical; a damaged one says so (ProjectError::damaged(), SQLite's check in detail()), and
+// move_aside (core/project/damaged_project.h) makes room for a new project beside it.
+// The folder and its files hold the client's code: they are readable by the user only (0700, 0600).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -16,6 +20,7 @@
 
 #include "core/project/candidate_version.h"
 #include "core/project/project_records.h"
+#include "core/project/sqlite_transaction.h"
 
 struct sqlite3;
 
@@ -26,9 +31,11 @@ class ProjectStore {
   static constexpr int kSchemaVersion = 4;
   static constexpr const char* kFileName = "project.nova";
 
-  // Creates a new project in `folder` (created if missing). Throws if a project is already there.
+  // Creates a new project in `folder` (created if missing, with its missing parents, mode 0700).
+  // Throws if a project is already there.
   static ProjectStore create(const std::filesystem::path& folder);
-  // Opens an existing project, applying pending migrations. Throws ProjectError.
+  // Opens an existing project, applying pending migrations (and completing one whose creation was
+  // killed before its schema was stored). Throws ProjectError.
   static ProjectStore open(const std::filesystem::path& folder);
 
   ProjectStore(ProjectStore&& other) noexcept;
@@ -38,6 +45,12 @@ class ProjectStore {
   const std::filesystem::path& folder() const { return folder_; }
   int schema_version() const;
   std::string integrity_check() const;  // "ok" when sound
+
+  // Starts a write transaction on this store: every write made before its commit() is stored
+  // together, or, if it is destroyed uncommitted (an exception, a kill), none is. The writes inside
+  // are durable when commit() returns, not before.
+  //   auto tx = store.write_transaction(); store.add_fusion_group(...); store.add_version(...); tx.commit();
+  SqliteTransaction write_transaction();
 
   void set_model(const ModelRecord& model);
   std::optional<ModelRecord> model() const;

@@ -7,12 +7,13 @@
 
 #include <fmt/format.h>
 
-#include "core/cli/cli_error.h"
 #include "core/doctor/doctor_report.h"
 #include "core/env/resource_paths.h"
 #include "core/env/settings.h"
 #include "core/trace/trace_reader.h"
 #include "core/worker/child_process.h"
+#include "core/worker/no_gpu_error.h"
+#include "core/worker/worker_connection.h"
 
 namespace nova {
 namespace fs = std::filesystem;
@@ -58,6 +59,7 @@ nlohmann::json ProfileRunner::run_worker(const nlohmann::json& args, bool inject
   ChildProcess::Env env = ChildProcess::minimal_env();
   env["PYTHONPATH"] = python_package_dir().string();
   env["PYTHONUNBUFFERED"] = "1";
+  env["PYTHONDONTWRITEBYTECODE"] = "1";
   if (inject) {
     fs::path lib = tracer_library();
     if (!fs::exists(lib))
@@ -69,32 +71,29 @@ nlohmann::json ProfileRunner::run_worker(const nlohmann::json& args, bool inject
     if (!options_.api_records.empty()) env["NOVA_TRACE_API"] = options_.api_records;
     env["NOVA_TRACE_ATTRIBUTION"] = options_.attribution;
   }
-  auto result =
-      ChildProcess::run({options_.python, "-c", "from nova_worker.profile import main; main()"}, env,
-                        std::chrono::duration_cast<std::chrono::milliseconds>(options_.timeout), args.dump());
-  if (log) *log = result.err;
-  if (result.timed_out)
-    throw std::runtime_error(fmt::format("the profiling worker ran past {} s", options_.timeout.count()));
-  // The last result line wins: the model may print lines of its own.
-  std::string last;
-  std::size_t pos = 0;
-  while (pos < result.out.size()) {
-    std::size_t nl = result.out.find('\n', pos);
-    std::string line = result.out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    if (line.rfind("NOVA_RESULT ", 0) == 0 || line.rfind("NOVA_ERROR ", 0) == 0) last = line;
-    pos = nl == std::string::npos ? result.out.size() : nl + 1;
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.timeout);
+  WorkerConnection worker({options_.python, "-m", "nova_worker", "--once"}, env, python_package_dir().string());
+  WorkerRequestOptions request;
+  request.doing = "profiling " + fs::path(options_.model).filename().string();
+  try {
+    worker.await_hello(std::chrono::steady_clock::now() + timeout);
+    request.timeout = timeout;
+    nlohmann::json result = worker.call("profile", args, request);
+    if (!worker.wait(std::chrono::seconds(5))) worker.terminate();
+    if (log) *log = worker.stderr_text();
+    return result;
+  } catch (const WorkerError& e) {
+    worker.terminate();
+    if (log) *log = worker.stderr_text();
+    std::string message = fmt::format("profiling failed: {}", e.what());
+    if (e.kind() != WorkerError::Kind::UserError) message += "\n" + worker.stderr_tail(2000);
+    throw WorkerError(e.kind(), message, e.traceback(), e.file(), e.line());
   }
-  if (last.rfind("NOVA_RESULT ", 0) == 0) return nlohmann::json::parse(last.substr(12));
-  std::string message =
-      last.empty() ? fmt::format("the profiling worker ended ({}) without a result", result.status.describe())
-                   : nlohmann::json::parse(last.substr(11)).value("message", "unknown error");
-  std::string tail = result.err.size() > 2000 ? result.err.substr(result.err.size() - 2000) : result.err;
-  throw std::runtime_error(fmt::format("profiling failed: {}\n{}", message, tail));
 }
 
 ProfileResult ProfileRunner::run() {
   std::string why;
-  if (!gpu_available(&why)) throw CliError(std::string(kNoGpuMessage) + " [" + why + "]", 3);
+  if (!gpu_available(&why)) throw NoGpuError(std::string(kNoGpuMessage) + " [" + why + "]");
   ProfileResult r;
   r.trace_file = options_.trace_file.empty()
                      ? fs::temp_directory_path() / fmt::format("nova-profile-{}.novatrace", getpid())
@@ -132,7 +131,7 @@ ProfileResult ProfileRunner::run() {
 
 nlohmann::json ProfileRunner::run_overhead(int iters, int rounds) {
   std::string why;
-  if (!gpu_available(&why)) throw CliError(std::string(kNoGpuMessage) + " [" + why + "]", 3);
+  if (!gpu_available(&why)) throw NoGpuError(std::string(kNoGpuMessage) + " [" + why + "]");
   fs::path trace_file = fs::temp_directory_path() / fmt::format("nova-overhead-{}.novatrace", getpid());
   nlohmann::json base = {{"model", fs::absolute(options_.model).string()},
                          {"iters", iters},

@@ -1,7 +1,8 @@
 #pragma once
-// Runs a profile: starts the worker's Python with libnova_tracer.so injected through
-// CUDA_INJECTION64_PATH, runs nova_worker.profile (warm-up, then traced iterations with each graph
-// node's kernels tagged by its id), reads the .novatrace file it wrote and attributes it. Used by
+// Runs a profile: starts a one-shot worker (`python -m nova_worker --once`, the worker protocol)
+// with libnova_tracer.so injected through CUDA_INJECTION64_PATH, sends it the `profile` command
+// (warm-up, then traced iterations with each graph node's kernels tagged by its id), reads the
+// .novatrace file it wrote and attributes it. Used by
 // `nova profile` and the studio's profile job. Also runs the overhead benchmark: traced against
 // untraced wall time, and torch.profiler's, in one run.
 #include <chrono>
@@ -17,6 +18,7 @@
 
 namespace nova {
 
+// What to profile and how.
 struct ProfileOptions {
   std::string model;  // the model file
   int iters = 20;
@@ -32,6 +34,7 @@ struct ProfileOptions {
   DeviceCeilings ceilings;
 };
 
+// What a profile gave: the trace, its attribution, and the worker's answer.
 struct ProfileResult {
   std::shared_ptr<const Trace> trace;
   AttributionResult attribution;
@@ -44,14 +47,16 @@ struct ProfileResult {
   std::string log;            // the worker's stderr
 };
 
+// Runs profiles and overhead measurements in profiling workers.
 class ProfileRunner {
  public:
   explicit ProfileRunner(ProfileOptions options);
 
-  // Throws CliError(…, 3) when the machine has no CUDA device; std::runtime_error with the
-  // worker's message when the worker fails.
+  // Throws NoGpuError when the machine has no CUDA device; WorkerError with the worker's message
+  // when the worker fails (std::runtime_error when the tracer library is missing).
   ProfileResult run();
   // {"nova": {...}, "kineto": {...}}: per-iteration wall time untraced and traced in each mode.
+  // Throws as run() does.
   nlohmann::json run_overhead(int iters, int rounds);
 
   static std::filesystem::path tracer_library();  // $NOVA_TRACER, else the built library

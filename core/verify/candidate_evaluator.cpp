@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/jobs/worker_run_error.h"
+#include "core/worker/base64.h"
 
 namespace nova {
 namespace {
@@ -79,6 +80,8 @@ StaticReport CandidateEvaluator::static_check(const EvaluationRequest& r) const 
   return none;
 }
 
+std::string CandidateEvaluator::read_extension(const EvaluationRequest& r) const { return read_file(r.extension); }
+
 NvrtcResult CandidateEvaluator::compile(const EvaluationRequest& r) const {
   if (!r.candidate) throw std::logic_error("compile: a full-path candidate is built by nvcc in the worker");
   return compiler_.compile(r.candidate->cuda_source, r.label + ".cu", r.arch, r.candidate->nvrtc_options);
@@ -86,32 +89,36 @@ NvrtcResult CandidateEvaluator::compile(const EvaluationRequest& r) const {
 
 std::optional<nlohmann::json> CandidateEvaluator::prepare(const EvaluationRequest& r, double& build_s,
                                                           std::string& why) {
+  // The request carries contents, not paths on this machine (docs/WORKER_PROTOCOL.md): the
+  // reference or model source, the candidate JSON and its cubin (base64), or the extension source.
   nlohmann::json args = {{"label", r.label}, {"seed", r.seed}};
-  // Files written for this one evaluation go to a folder of its own: two `nova validate` processes
-  // sharing the default work folder (or two jobs of one studio) must never read each other's.
+  // Files the worker writes for this one evaluation go to a folder of its own: two `nova validate`
+  // processes sharing the default work folder (or two jobs of one studio) must never read each other's.
   static std::atomic<int> evaluations{0};
   const auto scratch = work_dir_ / fmt::format("eval-{}-{}", getpid(), ++evaluations);
-  if (r.group || r.candidate) std::filesystem::create_directories(scratch);  // the only users of it
+  std::filesystem::create_directories(scratch);
+  args["work_dir"] = scratch.string();
+  const std::string reference = std::filesystem::absolute(r.reference).string();
   if (r.group) {  // the worker captures the model and takes the group's functional source
-    args["model"] = std::filesystem::absolute(r.reference).string();
+    args["model_source"] = read_file(r.reference);
+    args["model_name"] = reference;
     args["group"] = *r.group;
-    args["work_dir"] = scratch.string();
   } else {
-    args["reference"] = std::filesystem::absolute(r.reference).string();
+    args["reference_source"] = read_file(r.reference);
+    args["reference_name"] = reference;
   }
   if (r.candidate) {
-    NvrtcResult built = compile(r);
+    NvrtcResult built = r.built ? *r.built : compile(r);
     build_s += built.compile_ms / 1e3;
     if (!built.ok) {
       why = "does not compile: " + first_error_line(built.log);
       return std::nullopt;
     }
-    auto path = scratch / (r.label + ".candidate.json");
-    std::ofstream(path) << nlohmann::json(*r.candidate).dump(1);
-    args["candidate"] = path.string();
-    args["cubin"] = built.cubin_path.string();
+    args["candidate"] = nlohmann::json(*r.candidate);
+    args["cubin_b64"] = base64_encode(read_file(built.cubin_path));
   } else {
-    args["extension"] = std::filesystem::absolute(r.extension).string();
+    args["extension_source"] = read_file(r.extension);
+    args["extension_name"] = std::filesystem::absolute(r.extension).string();
     args["build_dir"] = (work_dir_ / "extensions").string();
     args["arch"] = r.arch;
   }
@@ -145,7 +152,7 @@ ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, 
     return result;
   };
 
-  StaticReport s = static_check(r);
+  StaticReport s = r.checked ? *r.checked : static_check(r);
   const double static_s = seconds_since(started);
   result.library_ops = s.library_calls;
   result.checks.push_back({"static: kernel defined", !s.kernels.empty(),

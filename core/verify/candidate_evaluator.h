@@ -40,6 +40,10 @@ struct EvaluationRequest {
   std::string l2_flush = "clean";
   bool enforce_static = true;  // false only to exercise the runtime checks on a refused source
   std::string arch = "sm_90";
+  // Set by the build job (EvaluationJobs) for the GPU job it queues: the static checks and the NVRTC
+  // build are done once per evaluation, not again in the GPU job.
+  std::optional<StaticReport> checked;
+  std::optional<NvrtcResult> built;
 };
 
 // Validation and, when it passed, the benchmark, from one worker process.
@@ -56,6 +60,8 @@ class CandidateEvaluator {
   static Candidate load_candidate(const std::filesystem::path& path);
 
   StaticReport static_check(const EvaluationRequest& request) const;
+  // The full path's extension source (throws std::runtime_error when it cannot be read).
+  std::string read_extension(const EvaluationRequest& request) const;
   const std::filesystem::path& work_dir() const { return work_dir_; }
   // The fast path's NVRTC build (cached: validate and bench then hit the cache).
   NvrtcResult compile(const EvaluationRequest& request) const;

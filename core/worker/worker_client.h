@@ -1,9 +1,9 @@
 #pragma once
-// The core side of a Python worker (`python -m nova_worker`): starts it with a minimal
-// environment, checks its hello line, sends one request at a time and waits for the result while
-// relaying progress. A worker that crashes or overruns its deadline is ended and reported as a
-// WorkerError; the next request starts a fresh one. Used by IntakeRunner now, and by the profile,
-// validate and bench stages later.
+// A persistent Python worker (`python -m nova_worker`) for a sequence of requests: starts it with a
+// minimal environment, checks its hello (WorkerConnection), sends one request at a time and waits
+// for the result while relaying progress. A worker that crashes, overruns its deadline or ignores
+// a cancel is ended and reported as a WorkerError; the next request starts a fresh one. Used by
+// IntakeRunner (the CLI and the studio's intake).
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -12,16 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/worker/child_process.h"
+#include "core/worker/worker_connection.h"
 #include "core/worker/worker_error.h"
 #include "core/worker/worker_info.h"
+#include "core/worker/worker_protocol.h"
 
 namespace nova {
 
 class WorkerClient {
  public:
-  static constexpr int kProtocolVersion = 1;
-  using Progress = std::function<void(const std::string& message, std::optional<double> fraction)>;
+  static constexpr int kProtocolVersion = WorkerProtocol::kVersion;
+  using Progress = WorkerRequestOptions::Progress;
 
   // `python`: the interpreter to run the worker with (empty: default_python()).
   explicit WorkerClient(std::string python = {},
@@ -37,9 +38,11 @@ class WorkerClient {
   // Facts of the current (or last) worker; empty before the first start.
   const WorkerInfo& info() const { return info_; }
 
-  // Sends {"id","cmd","args"} and returns the result object. Throws WorkerError.
-  nlohmann::json request(const std::string& cmd, const nlohmann::json& args,
-                         std::chrono::milliseconds timeout, const Progress& progress = {});
+  // Sends a request and returns the result object. Throws WorkerError. `cancelled` is polled while
+  // the request runs: once true the worker is asked to stop (Cancelled; it stays usable) and ended
+  // if it does not within a few seconds.
+  nlohmann::json request(const std::string& cmd, const nlohmann::json& args, std::chrono::milliseconds timeout,
+                         const Progress& progress = {}, const std::function<bool()>& cancelled = {});
 
   // Asks the worker to exit, then makes sure it did.
   void stop();
@@ -49,17 +52,13 @@ class WorkerClient {
   int workers_started() const { return starts_; }
 
  private:
-  [[noreturn]] void fail_dead(const std::string& doing);
-  [[noreturn]] void fail_timeout(std::chrono::milliseconds timeout, const std::string& doing);
   void discard();
-  std::optional<nlohmann::json> next_message(std::chrono::steady_clock::time_point deadline);
 
   std::string python_;
   std::chrono::milliseconds start_timeout_;
-  std::unique_ptr<ChildProcess> proc_;
+  std::unique_ptr<WorkerConnection> conn_;
   WorkerInfo info_;
   std::string last_stderr_;
-  int next_id_ = 1;
   int starts_ = 0;
 };
 

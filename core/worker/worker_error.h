@@ -1,7 +1,10 @@
 #pragma once
-// A failed worker request, as the caller sees it. Thrown by WorkerClient::request(); the kind tells
-// whose fault it was: the user's model (with the user's own traceback), a timeout or a crash of
-// the worker (which core then replaces), or a protocol violation.
+// A failed worker request, as the caller sees it. Thrown by WorkerClient::request() and
+// WorkerConnection; the kind tells whose fault it was: the user's model (UserError, with the
+// user's own traceback, file and line), core's request (BadRequest), the worker itself (Internal),
+// a worker that died (Crashed) or overran its deadline (Timeout) and was replaced, a request
+// cancelled at core's request (Cancelled), or a worker speaking another protocol (Protocol).
+// Mirrors the worker's schemas.ErrorInfo (resources/python/nova_worker/schemas.py).
 #include <stdexcept>
 #include <string>
 
@@ -9,7 +12,7 @@ namespace nova {
 
 class WorkerError : public std::runtime_error {
  public:
-  enum class Kind { UserError, Timeout, Crashed, Protocol, Internal };
+  enum class Kind { UserError, Timeout, Crashed, Protocol, Internal, BadRequest, Cancelled };
 
   WorkerError(Kind kind, const std::string& message, std::string traceback = {}, std::string file = {},
               int line = 0)

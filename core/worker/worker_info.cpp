@@ -6,6 +6,7 @@ WorkerInfo WorkerInfo::from_hello(const nlohmann::json& j) {
   WorkerInfo info;
   info.protocol = j.value("protocol", 0);
   info.pid = j.value("pid", 0);
+  info.mode = j.value("mode", "");
   info.executable = j.value("executable", "");
   info.python = j.value("python", "");
   info.torch = j.value("torch", "");

@@ -1,6 +1,7 @@
 #pragma once
 // What a worker said about itself in its hello line: protocol version, interpreter, torch, CUDA.
-// Filled by WorkerClient at start-up; shown by the CLI and the studio's jobs panel.
+// Filled by WorkerConnection at start-up; shown by the CLI and the studio's jobs panel.
+// Mirrors the worker's schemas.Hello and schemas.Device (resources/python/nova_worker/schemas.py).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 
 namespace nova {
 
+// One CUDA device the worker sees.
 struct WorkerDevice {
   int index = 0;
   std::string name;
@@ -16,8 +18,10 @@ struct WorkerDevice {
   std::vector<int> capability;  // {major, minor}
 };
 
+// The hello's facts.
 struct WorkerInfo {
   int protocol = 0;
+  std::string mode;  // "persistent" (serves requests until shutdown) or "once" (one request, then exits)
   int pid = 0;
   std::string executable;  // the interpreter
   std::string python;      // its version, e.g. "3.11.7"

@@ -1,7 +1,9 @@
-// Worker commands in child processes: the result protocol, progress, a crash reported by signal
-// name, the watchdog ending a sleeping worker, cancel, and the job queue carrying a crash as a
-// plain failure while the next job runs; the same through a standby worker started ahead, and the
-// real nova_worker.standby handing its command to the stage as a fresh process would.
+// Worker commands in one-shot worker processes over the worker protocol: the result, progress and
+// log; a crash reported by signal name; the watchdog ending a sleeping worker; typed errors (the
+// worker's own, the user's with file and line); a worker of another protocol version; cancel
+// honoured at a safe point or enforced by ending the process; the job queue carrying a crash as a
+// plain failure while the next job runs; the same through standby workers started ahead, and the
+// real nova_worker standby answering as a fresh worker does.
 #include "core/jobs/child_process_worker_runner.h"
 
 #include <fstream>
@@ -26,34 +28,56 @@ class WorkerRunnerTest : public ::testing::Test {
     auto pkg = dir_ / "fake_worker";
     std::filesystem::create_directories(pkg);
     std::ofstream(pkg / "__init__.py") << "";
-    // Each module behaves like `python -m nova_worker.<cmd> ARGS.json`.
-    std::ofstream(pkg / "ok.py") << R"(import json, sys
-args = json.load(open(sys.argv[1]))
-print(json.dumps({"type": "progress", "message": "halfway", "fraction": 0.5}), flush=True)
-print("a line for the log", file=sys.stderr, flush=True)
-print(json.dumps({"type": "result", "result": {"echo": args["x"]}}), flush=True)
-)";
-    std::ofstream(pkg / "sleep.py") << "import time\nprint('{\"type\": \"progress\", \"message\": "
-                                       "\"sleeping\"}', flush=True)\ntime.sleep(60)\n";
-    std::ofstream(pkg / "crash.py") << "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n";
-    std::ofstream(pkg / "fail.py") << R"(import json
-print(json.dumps({"type": "error", "error": {"kind": "internal", "message": "CUDA error: out of memory"}}), flush=True)
-raise SystemExit(1)
-)";
-    // Started ahead by keep_standby(): says it is ready, then runs the one command it is sent as
-    // `python -m fake_worker.<cmd> ARGS.json` would. Exits at once while `no_standby` exists.
-    std::ofstream(pkg / "standby.py") << R"(import json, os, runpy, sys
-if os.path.exists(os.path.join(os.path.dirname(__file__), "no_standby")):
-    raise SystemExit(3)
-print(json.dumps({"type": "ready", "pid": os.getpid()}), flush=True)
-request = json.loads(sys.stdin.readline())
-sys.argv = [request["cmd"], request["args"]]
-runpy.run_module("fake_worker." + request["cmd"], run_name="__main__")
+    // The real worker's request loop (nova_worker.server) with a command table of its own and a
+    // quick preload. `--preload` (a standby) exits at once while `no_standby` exists.
+    std::ofstream(pkg / "__main__.py") << R"(import os, signal, sys, time
+from nova_worker import server
+from nova_worker.protocol import WorkerFailure
+
+def ok(args, progress):
+    progress("halfway", 0.5)
+    print("a line for the log", file=sys.stderr, flush=True)
+    return {"echo": args["x"]}
+
+def sleep(args, progress):
+    progress("sleeping")
+    for _ in range(6000):
+        if args.get("honour_cancel", True):
+            progress.check()
+        time.sleep(0.01)
+    return {}
+
+def crash(args, progress):
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+def fail(args, progress):
+    raise WorkerFailure("internal", "CUDA error: out of memory")
+
+def leave(args, progress):
+    print("giving up without an answer", file=sys.stderr, flush=True)
+    os._exit(1)
+
+if "--preload" in sys.argv and os.path.exists(os.path.join(os.path.dirname(__file__), "no_standby")):
+    sys.exit(3)
+sys.exit(server.main(commands={"ok": ok, "sleep": sleep, "crash": crash, "fail": fail, "leave": leave},
+                     preload_imports=lambda: time.sleep(0.2)))
 )";
     runner_ = std::make_unique<ChildProcessWorkerRunner>(Settings{}.resolved_python(), dir_ / "work");
     runner_->add_python_path(dir_);
     runner_->set_module_prefix("fake_worker.");
   }
+
+  // The WorkerRunError a command ends with.
+  WorkerRunError failure(const std::string& cmd, const nlohmann::json& args, const WorkerCall& call) {
+    try {
+      runner_->run(cmd, args, call);
+    } catch (const WorkerRunError& e) {
+      return e;
+    }
+    ADD_FAILURE() << cmd << " gave a result";
+    return WorkerRunError(WorkerRunError::Kind::Failed, "");
+  }
+
   std::filesystem::path dir_;
   std::unique_ptr<ChildProcessWorkerRunner> runner_;
 };
@@ -68,6 +92,7 @@ TEST_F(WorkerRunnerTest, ReturnsTheResultAndRelaysProgressAndLog) {
   call.log = [&](const std::string& l) { log.push_back(l); };
   auto r = runner_->run("ok", {{"x", 42}}, call);
   EXPECT_EQ(r["echo"], 42);
+  EXPECT_TRUE(r.contains("process_s"));  // a one-shot worker's timings
   EXPECT_EQ(progress, std::vector<std::string>{"halfway"});
   EXPECT_NE(std::find(log.begin(), log.end(), "a line for the log"), log.end());
 }
@@ -75,13 +100,18 @@ TEST_F(WorkerRunnerTest, ReturnsTheResultAndRelaysProgressAndLog) {
 TEST_F(WorkerRunnerTest, ACrashIsReportedBySignalNameAndWhatTheWorkerWasDoing) {
   WorkerCall call;
   call.doing = "validating candidate 3";
-  try {
-    runner_->run("crash", {}, call);
-    FAIL() << "no error";
-  } catch (const WorkerRunError& e) {
-    EXPECT_EQ(e.kind(), WorkerRunError::Kind::Crashed);
-    EXPECT_STREQ(e.what(), "worker crashed: SIGSEGV while validating candidate 3");
-  }
+  WorkerRunError e = failure("crash", {}, call);
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::Crashed);
+  EXPECT_STREQ(e.what(), "worker crashed: SIGSEGV while validating candidate 3");
+}
+
+TEST_F(WorkerRunnerTest, AWorkerThatExitsWithoutAnAnswerFailsWithItsLastWords) {
+  WorkerRunError e = failure("leave", {}, WorkerCall{});
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::Failed);
+  EXPECT_NE(std::string(e.what()).find("exited (exit code 1) without an answer while running leave: "
+                                       "giving up without an answer"),
+            std::string::npos)
+      << e.what();
 }
 
 TEST_F(WorkerRunnerTest, TheWatchdogEndsASleepingWorkerPastItsBudget) {
@@ -89,26 +119,66 @@ TEST_F(WorkerRunnerTest, TheWatchdogEndsASleepingWorkerPastItsBudget) {
   call.budget = 1500ms;
   call.doing = "benchmarking candidate 7";
   auto t0 = std::chrono::steady_clock::now();
-  try {
-    runner_->run("sleep", {}, call);
-    FAIL() << "no error";
-  } catch (const WorkerRunError& e) {
-    EXPECT_EQ(e.kind(), WorkerRunError::Kind::TimedOut);
-    EXPECT_NE(std::string(e.what()).find("over its budget of 2 s while benchmarking candidate 7"),
-              std::string::npos)
-        << e.what();
-  }
+  WorkerRunError e = failure("sleep", {{"honour_cancel", false}}, call);
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::TimedOut);
+  EXPECT_NE(std::string(e.what()).find("over its budget of 2 s while benchmarking candidate 7"), std::string::npos)
+      << e.what();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }
 
-TEST_F(WorkerRunnerTest, AnErrorTheWorkerReportsIsAPlainFailure) {
-  try {
-    runner_->run("fail", {}, WorkerCall{});
-    FAIL() << "no error";
-  } catch (const WorkerRunError& e) {
-    EXPECT_EQ(e.kind(), WorkerRunError::Kind::Failed);
-    EXPECT_NE(std::string(e.what()).find("CUDA error: out of memory"), std::string::npos) << e.what();
-  }
+TEST_F(WorkerRunnerTest, AnErrorTheWorkerReportsKeepsItsKind) {
+  WorkerRunError e = failure("fail", {}, WorkerCall{});
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::Internal);
+  EXPECT_STREQ(e.what(), "worker failed while running fail: CUDA error: out of memory");
+  WorkerRunError unknown = failure("no_such_command", {}, WorkerCall{});
+  EXPECT_EQ(unknown.kind(), WorkerRunError::Kind::BadRequest);
+  EXPECT_NE(std::string(unknown.what()).find("unknown command 'no_such_command'"), std::string::npos);
+}
+
+TEST_F(WorkerRunnerTest, ACancelIsHonouredAtTheWorkersNextSafePoint) {
+  WorkerCall call;
+  call.doing = "validating candidate 5";
+  std::optional<std::chrono::steady_clock::time_point> cancelled_at;
+  call.progress = [&](const std::string& m, std::optional<double>) {  // the request is running
+    EXPECT_EQ(m, "sleeping");
+    cancelled_at = std::chrono::steady_clock::now();
+    call.cancel.cancel("cancelled by the user");
+  };
+  WorkerRunError e = failure("sleep", {}, call);
+  ASSERT_TRUE(cancelled_at);
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::Cancelled);
+  EXPECT_STREQ(e.what(), "cancelled by the user while validating candidate 5");
+  EXPECT_LT(std::chrono::steady_clock::now() - *cancelled_at, 2s);  // no grace period waited out
+}
+
+TEST_F(WorkerRunnerTest, AWorkerThatIgnoresTheCancelIsEndedAfterTheGrace) {
+  WorkerCall call;
+  std::optional<std::chrono::steady_clock::time_point> cancelled_at;
+  call.progress = [&](const std::string&, std::optional<double>) {
+    cancelled_at = std::chrono::steady_clock::now();
+    call.cancel.cancel("superseded");
+  };
+  WorkerRunError e = failure("sleep", {{"honour_cancel", false}}, call);
+  ASSERT_TRUE(cancelled_at);
+  auto took = std::chrono::steady_clock::now() - *cancelled_at;
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::Cancelled);
+  EXPECT_STREQ(e.what(), "superseded while running sleep");
+  EXPECT_GE(took, 3s);  // the grace period
+  EXPECT_LT(took, 8s);
+}
+
+TEST_F(WorkerRunnerTest, AWorkerOfAnotherProtocolVersionIsRefusedNamingBoth) {
+  auto pkg = dir_ / "old_worker";
+  std::filesystem::create_directories(pkg);
+  std::ofstream(pkg / "__init__.py") << "";
+  std::ofstream(pkg / "__main__.py") << "import json, time\nprint(json.dumps({'type': 'hello', 'protocol': 1}), "
+                                        "flush=True)\ntime.sleep(30)\n";
+  runner_->set_module_prefix("old_worker.");
+  auto t0 = std::chrono::steady_clock::now();
+  WorkerRunError e = failure("ok", {{"x", 1}}, WorkerCall{});
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::Protocol);
+  EXPECT_NE(std::string(e.what()).find("speaks protocol 1, this Nova speaks 2"), std::string::npos) << e.what();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
 }
 
 TEST_F(WorkerRunnerTest, JobsCarryACrashAndACancelAndTheNextJobGetsAFreshWorker) {
@@ -150,15 +220,11 @@ TEST_F(WorkerRunnerTest, CommandsRunOnStandbyWorkersStartedAheadOneProcessEach) 
     EXPECT_EQ(progress, std::vector<std::string>{"halfway"});
   }
   EXPECT_EQ(runner_->standby_runs(), 3);
-  try {
-    WorkerCall call;
-    call.doing = "validating candidate 4";
-    runner_->run("crash", {}, call);
-    FAIL() << "no error";
-  } catch (const WorkerRunError& e) {
-    EXPECT_EQ(e.kind(), WorkerRunError::Kind::Crashed);
-    EXPECT_STREQ(e.what(), "worker crashed: SIGSEGV while validating candidate 4");
-  }
+  WorkerCall call;
+  call.doing = "validating candidate 4";
+  WorkerRunError e = failure("crash", {}, call);
+  EXPECT_EQ(e.kind(), WorkerRunError::Kind::Crashed);
+  EXPECT_STREQ(e.what(), "worker crashed: SIGSEGV while validating candidate 4");
   EXPECT_EQ(runner_->standby_runs(), 4);
   EXPECT_EQ(runner_->run("ok", {{"x", 5}}, WorkerCall{})["echo"], 5);  // the crash took only its own
 }
@@ -166,23 +232,27 @@ TEST_F(WorkerRunnerTest, CommandsRunOnStandbyWorkersStartedAheadOneProcessEach) 
 TEST_F(WorkerRunnerTest, AStandbyThatDiedWaitingIsReplacedByAFreshProcess) {
   std::ofstream(dir_ / "fake_worker" / "no_standby") << "";
   runner_->keep_standby(true);
-  std::this_thread::sleep_for(500ms);  // the standby exits (code 3) before the command comes
+  std::this_thread::sleep_for(1000ms);  // the standby exits (code 3) before the command comes
   EXPECT_EQ(runner_->run("ok", {{"x", 7}}, WorkerCall{})["echo"], 7);
   EXPECT_EQ(runner_->standby_runs(), 0);
 }
 
-// The real standby (`python -m nova_worker.standby`, torch imported ahead) runs a stage as
-// `python -m nova_worker.validate ARGS.json` does: here a request missing its reference, which both
-// refuse with the same message.
-TEST(WorkerRunnerStandby, TheRealStandbyRunsTheStageAsAFreshWorkerDoes) {
+// The real worker: the standby (`python -m nova_worker --once --preload`, torch imported ahead)
+// answers as a fresh one-shot worker does, here with the user's error in a model, by file and line.
+TEST(WorkerRunnerStandby, TheRealStandbyAnswersAsAFreshWorkerDoes) {
   std::string python = Settings{}.resolved_python();
   if (!test::has_torch(python)) GTEST_SKIP() << python << " has no torch";
   auto dir = test::scratch_dir("worker_runner_standby");
+  auto model = dir / "bad_init.py";
+  std::ofstream(model) << "import torch\n\n\ndef get_init_inputs():\n    return [1 / 0]\n\n\n"
+                          "def get_inputs():\n    return [torch.ones(1)]\n\n\nclass Model(torch.nn.Module):\n    pass\n";
   auto failure = [&](ChildProcessWorkerRunner& runner) {
     try {
-      runner.run("validate", {{"trials", 1}}, WorkerCall{});
+      runner.run("intake", {{"model", model.string()}}, WorkerCall{});
     } catch (const WorkerRunError& e) {
-      EXPECT_EQ(e.kind(), WorkerRunError::Kind::Failed);
+      EXPECT_EQ(e.kind(), WorkerRunError::Kind::UserError) << e.what();
+      EXPECT_EQ(e.file(), model.string());
+      EXPECT_EQ(e.line(), 5);
       return std::string(e.what());
     }
     ADD_FAILURE() << "no error";
@@ -192,7 +262,9 @@ TEST(WorkerRunnerStandby, TheRealStandbyRunsTheStageAsAFreshWorkerDoes) {
   ChildProcessWorkerRunner standby(python, dir / "standby");
   standby.keep_standby(true);
   std::string expected = failure(fresh);
-  EXPECT_NE(expected.find("worker failed while running validate"), std::string::npos) << expected;
+  EXPECT_NE(expected.find("get_init_inputs() raised ZeroDivisionError: division by zero (bad_init.py:5)"),
+            std::string::npos)
+      << expected;
   EXPECT_EQ(failure(standby), expected);
   EXPECT_EQ(standby.standby_runs(), 1);
   EXPECT_EQ(fresh.standby_runs(), 0);

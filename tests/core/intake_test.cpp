@@ -93,6 +93,23 @@ TEST_F(Intake, SeedDemoIsOneConvEpilogueGroup) {
 
   EXPECT_TRUE(fs::exists(g.saved_inputs));
   EXPECT_GT(fs::file_size(g.saved_inputs), 128u * 3 * 32 * 32 * 4);
+  {
+    // A safetensors file: an 8-byte little-endian header size, then the JSON header.
+    std::ifstream in(g.saved_inputs, std::ios::binary);
+    unsigned char size_bytes[8] = {};
+    in.read(reinterpret_cast<char*>(size_bytes), 8);
+    std::uint64_t header_size = 0;
+    for (int i = 7; i >= 0; --i) header_size = header_size << 8 | size_bytes[i];
+    ASSERT_LT(header_size, 1u << 20);
+    std::string header(header_size, '\0');
+    in.read(header.data(), static_cast<std::streamsize>(header_size));
+    auto h = nlohmann::json::parse(header);
+    const auto& x = h.at("input." + g.inputs[0].name);
+    EXPECT_EQ(x.at("dtype"), "F32");
+    EXPECT_EQ(x.at("shape"), nlohmann::json({128, 3, 32, 32}));
+    EXPECT_TRUE(h.contains("param.conv_weight")) << header;
+    EXPECT_EQ(h.at("__metadata__").value("format", ""), "nova.example_inputs");
+  }
 
   // The group's functional source runs on its own in a plain interpreter.
   auto script = dir / "group0.py";

@@ -1,12 +1,14 @@
 // nova_worker.profile on the CPU: it numbers the exported graph's nodes as intake does and brackets
 // each with exactly one push and one pop in the generated code, without changing the result; and on
-// a machine without a GPU its entry point answers with a NOVA_ERROR line that says so.
+// a machine without a GPU the `profile` command answers over the worker protocol with an error
+// that says so.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "core/env/settings.h"
 #include "core/worker/child_process.h"
+#include "core/worker/worker_connection.h"
 #include "support/test_paths.h"
 #include "support/worker_python.h"
 
@@ -57,7 +59,7 @@ TEST(ProfileWorker, NumbersNodesLikeIntakeAndBracketsEachOnce) {
   EXPECT_EQ(j["max_diff"].get<double>(), 0.0);
 }
 
-TEST(ProfileWorker, EntryPointReportsAMissingGpuAsAnError) {
+TEST(ProfileWorker, TheProfileCommandReportsAMissingGpuOverTheProtocol) {
   std::string python = Settings{}.resolved_python();
   if (!has_torch(python)) GTEST_SKIP() << python << " has no torch";
   auto probe =
@@ -66,12 +68,27 @@ TEST(ProfileWorker, EntryPointReportsAMissingGpuAsAnError) {
   if (probe.status.code == 0) GTEST_SKIP() << "this machine has a GPU";
   auto env = worker_env();
   env["NOVA_TRACER_LIB"] = "/nonexistent/libnova_tracer.so";
+  WorkerConnection worker({python, "-m", "nova_worker", "--once"}, env, "resources/python");
+  EXPECT_EQ(worker.await_hello(std::chrono::steady_clock::now() + std::chrono::seconds(120)).mode, "once");
+  WorkerRequestOptions options;
+  options.timeout = std::chrono::seconds(120);
   nlohmann::json args = {{"model", (test::repo_examples_dir() / "conv2d_min_add_multiply.py").string()}};
-  auto r = ChildProcess::run({python, "-c", "from nova_worker.profile import main; main()"}, env,
-                             std::chrono::seconds(120), args.dump());
-  EXPECT_EQ(r.status.code, 1);
-  EXPECT_NE(r.out.find("NOVA_ERROR "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("no CUDA device"), std::string::npos) << r.out;
+  try {
+    worker.call("profile", args, options);
+    FAIL() << "profiled without a GPU";
+  } catch (const WorkerError& e) {
+    EXPECT_EQ(e.kind(), WorkerError::Kind::Internal);
+    EXPECT_NE(std::string(e.what()).find("no CUDA device: profiling needs a GPU"), std::string::npos) << e.what();
+  }
+  try {
+    WorkerConnection again({python, "-m", "nova_worker", "--once"}, env, "resources/python");
+    again.await_hello(std::chrono::steady_clock::now() + std::chrono::seconds(120));
+    again.call("profile", {{"mode", "sideways"}, {"model", "m.py"}}, options);
+    FAIL() << "unknown mode accepted";
+  } catch (const WorkerError& e) {
+    EXPECT_EQ(e.kind(), WorkerError::Kind::BadRequest);
+    EXPECT_NE(std::string(e.what()).find("unknown profile mode 'sideways'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The project store: records round-trip through a reopen (a launch plan per version among them),
-// migrations from an older schema, and refusals (newer schema, corrupt file, damaged pages, read-only
-// folder) that change no byte.
+// migrations from an older schema, refusals (newer schema, corrupt file, damaged pages, read-only
+// folder) that change no byte, a damaged project's readable error and its way out (move_aside),
+// write transactions that store all or nothing, and files readable by the user only.
 #include "core/project/project_store.h"
 
 #include <sqlite3.h>
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "core/gen/stored_generation.h"
+#include "core/project/damaged_project.h"
 #include "core/project/project_error.h"
 #include "core/project/project_migration.h"
 #include "support/test_paths.h"
@@ -39,6 +41,14 @@ void raw_exec(const fs::path& file, const std::string& sql) {
   sqlite3_close(db);
 }
 
+CandidateVersion builtin_version(int64_t group, const std::string& source) {
+  CandidateVersion v;
+  v.group_id = group;
+  v.origin = {OriginKind::builtin, "fuse_epilogue", "", "", 0};
+  v.source = source;
+  return v;
+}
+
 std::string error_of(const fs::path& folder) {
   try {
     ProjectStore::open(folder);
@@ -48,12 +58,52 @@ std::string error_of(const fs::path& folder) {
   return "<opened>";
 }
 
-CandidateVersion builtin_version(int64_t group, const std::string& source) {
-  CandidateVersion v;
-  v.group_id = group;
-  v.origin = {OriginKind::builtin, "fuse_epilogue", "", "", 0};
-  v.source = source;
-  return v;
+std::optional<ProjectError> open_error(const fs::path& folder) {
+  try {
+    ProjectStore::open(folder);
+  } catch (const ProjectError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+// Opening `folder` is refused as a damaged project with the one readable sentence; returns the
+// detail (SQLite's words), "<opened>" when it opened.
+std::string damaged_detail(const fs::path& folder) {
+  auto error = open_error(folder);
+  if (!error) return "<opened>";
+  EXPECT_EQ(std::string(error->what()), (folder / "project.nova").string() +
+                                            " is damaged or is not a Nova project: nothing was changed");
+  EXPECT_TRUE(error->damaged());
+  return error->detail();
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+mode_t mode_of(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// A project whose pages are damaged: b-tree page 12 overwritten.
+fs::path damaged_project(const std::string& name) {
+  fs::path dir = test::scratch_dir(name);
+  {
+    ProjectStore store = ProjectStore::create(dir);
+    int64_t g = store.add_fusion_group({0, "g", "{}"});
+    for (int i = 0; i < 200; ++i) store.add_version(builtin_version(g, std::string(300, 'a' + i % 26)));
+  }
+  fs::path file = dir / ProjectStore::kFileName;
+  EXPECT_GT(fs::file_size(file), 20u * 4096);
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(12 * 4096);  // a b-tree page of candidate_versions
+  std::string junk(4096, '\xAB');
+  f.write(junk.data(), junk.size());
+  return dir;
 }
 
 TEST(ProjectStore, EveryRecordSurvivesAReopen) {
@@ -254,31 +304,134 @@ TEST(ProjectStore, RefusesAFileThatIsNotADatabaseAndChangesNothing) {
   fs::path dir = test::scratch_dir("store_garbage");
   std::ofstream(dir / ProjectStore::kFileName) << std::string(5000, 'x') << "not sqlite at all";
   auto before = snapshot(dir);
-  EXPECT_EQ(error_of(dir),
-            (dir / "project.nova").string() +
-                " is not a Nova project or is corrupt: file is not a database: nothing was changed");
+  EXPECT_EQ(damaged_detail(dir), "file is not a database");
   EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
 }
 
-TEST(ProjectStore, RefusesDamagedPagesAndChangesNothing) {
-  fs::path dir = test::scratch_dir("store_damaged");
+TEST(ProjectStore, RefusesDamagedPagesWithAReadableSentenceAndSQLitesCheckApart) {
+  fs::path dir = damaged_project("store_damaged");
+  auto before = snapshot(dir);
+  // One readable sentence; SQLite's check output, one problem a line, in the detail.
+  std::string detail = damaged_detail(dir);
+  EXPECT_NE(detail, "<opened>");
+  EXPECT_FALSE(detail.empty());
+  EXPECT_NE(detail, "ok");
+  EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
+}
+
+TEST(ProjectStore, ADamagedProjectIsMovedAsideAndANewOneStartsBesideIt) {
+  fs::path dir = damaged_project("store_move_aside");
+  fs::path file = dir / ProjectStore::kFileName;
+  ASSERT_NE(damaged_detail(dir), "<opened>");
+  // A WAL and shared-memory file left by a killed writer go with it.
+  std::ofstream(file.string() + "-wal", std::ios::binary) << "wal frames";
+  std::ofstream(file.string() + "-shm", std::ios::binary) << "shm";
+  auto before = snapshot(dir);
+
+  fs::path aside = move_aside(dir);
+  EXPECT_EQ(aside.parent_path(), dir);
+  const std::string name = aside.filename().string();
+  ASSERT_EQ(name.rfind("project.nova.damaged-", 0), 0u) << name;
+  EXPECT_EQ(name.size(), std::string("project.nova.damaged-20250101T120000Z").size()) << name;
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_FALSE(fs::exists(file.string() + "-wal"));
+  EXPECT_FALSE(fs::exists(file.string() + "-shm"));
+  EXPECT_EQ(read_file(aside), before.at("project.nova"));  // kept, byte for byte
+  EXPECT_EQ(read_file(aside.string() + "-wal"), "wal frames");
+  EXPECT_EQ(read_file(aside.string() + "-shm"), "shm");
+
+  {
+    ProjectStore fresh = ProjectStore::create(dir);
+    fresh.add_fusion_group({0, "new", "{}"});
+  }
+  EXPECT_EQ(ProjectStore::open(dir).fusion_groups().size(), 1u);
+  // Damaged again within the same second: another name, the first one kept.
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << "garbage";
+  fs::path second = move_aside(dir);
+  EXPECT_NE(second, aside);
+  EXPECT_EQ(read_file(second), "garbage");
+  EXPECT_EQ(read_file(aside), before.at("project.nova"));
+  EXPECT_THROW(move_aside(dir), ProjectError);  // nothing left to move
+}
+
+TEST(ProjectStore, OpensAProjectWhoseCreationWasKilledBeforeItsSchema) {
+  // As create() leaves it when killed before the schema commit: an empty file, or a database in WAL
+  // mode without a table.
+  fs::path empty = test::scratch_dir("store_killed_create_empty");
+  std::ofstream(empty / ProjectStore::kFileName).close();
+  EXPECT_EQ(ProjectStore::open(empty).schema_version(), ProjectStore::kSchemaVersion);
+  fs::path wal = test::scratch_dir("store_killed_create_wal");
+  raw_exec(wal / ProjectStore::kFileName, "PRAGMA journal_mode=WAL");
+  ProjectStore store = ProjectStore::open(wal);
+  EXPECT_EQ(store.schema_version(), ProjectStore::kSchemaVersion);
+  EXPECT_TRUE(store.fusion_groups().empty());
+  // A database with tables of its own is not ours to complete.
+  fs::path other = test::scratch_dir("store_other_db");
+  raw_exec(other / ProjectStore::kFileName, "CREATE TABLE t(x)");
+  EXPECT_EQ(damaged_detail(other), "it holds no Nova schema");
+}
+
+TEST(ProjectStore, ProjectFilesAreReadableByTheUserOnly) {
+  const mode_t old_umask = ::umask(022);
+  fs::path root = test::scratch_dir("store_private");
+  fs::path dir = root / "projects" / "model-1234";
   {
     ProjectStore store = ProjectStore::create(dir);
-    int64_t g = store.add_fusion_group({0, "g", "{}"});
-    for (int i = 0; i < 200; ++i) store.add_version(builtin_version(g, std::string(300, 'a' + i % 26)));
+    store.add_fusion_group({0, "g", "{}"});  // the WAL and shared memory exist while it is open
+    EXPECT_EQ(mode_of(root / "projects"), 0700u);
+    EXPECT_EQ(mode_of(dir), 0700u);
+    EXPECT_EQ(mode_of(dir / "project.nova"), 0600u);
+    EXPECT_EQ(mode_of(dir / "project.nova-wal"), 0600u);
+    EXPECT_EQ(mode_of(dir / "project.nova-shm"), 0600u);
   }
-  fs::path file = dir / ProjectStore::kFileName;
-  ASSERT_GT(fs::file_size(file), 20u * 4096);
+  // A project created before this rule is made private when it is opened.
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod((dir / "project.nova").c_str(), 0644), 0);
   {
-    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(12 * 4096);  // a b-tree page of candidate_versions
-    std::string junk(4096, '\xAB');
-    f.write(junk.data(), junk.size());
+    ProjectStore store = ProjectStore::open(dir);
+    EXPECT_EQ(mode_of(dir), 0700u);
+    EXPECT_EQ(mode_of(dir / "project.nova"), 0600u);
+    EXPECT_EQ(mode_of(dir / "project.nova-wal"), 0600u);
   }
-  auto before = snapshot(dir);
-  std::string error = error_of(dir);
-  EXPECT_NE(error.find("is not a Nova project or is corrupt"), std::string::npos) << error;
-  EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
+  ::umask(old_umask);
+}
+
+TEST(ProjectStore, AWriteTransactionStoresAllOfItsWritesOrNone) {
+  fs::path dir = test::scratch_dir("store_transaction") / "proj";
+  ProjectStore store = ProjectStore::create(dir);
+  {
+    auto tx = store.write_transaction();
+    int64_t g = store.add_fusion_group({0, "g", "{}"});
+    store.add_version(builtin_version(g, "first"));
+    // destroyed uncommitted: as if killed here
+  }
+  EXPECT_TRUE(store.fusion_groups().empty());
+  EXPECT_TRUE(store.all_versions().empty());
+  {
+    auto tx = store.write_transaction();
+    int64_t g = store.add_fusion_group({0, "g", "{}"});
+    int64_t v = store.add_version(builtin_version(g, "kept"));
+    // A write that fails inside undoes only itself.
+    CandidateVersion orphan = builtin_version(g, "bad parent");
+    orphan.parent_id = 999;
+    EXPECT_THROW(store.add_version(orphan), ProjectError);
+    store.add_build_log({0, v, "nvrtc", true, "ok", ""});
+    // Another connection sees none of it before the commit.
+    sqlite3* reader = nullptr;
+    ASSERT_EQ(sqlite3_open((dir / ProjectStore::kFileName).c_str(), &reader), SQLITE_OK);
+    sqlite3_stmt* count = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(reader, "SELECT count(*) FROM fusion_groups", -1, &count, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(count, 0), 0);
+    sqlite3_finalize(count);
+    sqlite3_close(reader);
+    tx.commit();
+  }
+  ProjectStore reopened = ProjectStore::open(dir);
+  ASSERT_EQ(reopened.fusion_groups().size(), 1u);
+  ASSERT_EQ(reopened.all_versions().size(), 1u);
+  EXPECT_EQ(reopened.all_versions()[0].source, "kept");
+  EXPECT_EQ(reopened.all_versions()[0].build_status, BuildStatus::built);
 }
 
 TEST(ProjectStore, RefusesAReadOnlyFolderAndChangesNothing) {

@@ -1,5 +1,6 @@
-// The settings file the studio and the CLI share: what round-trips, the defaults for keys an older
-// file lacks, and a clear error for a value that cannot be used.
+// The settings file the studio and the CLI share: what round-trips (keys this version does not know
+// included), the defaults for keys an older file lacks or holds as null, and a clear error naming the
+// key and the type it needs for a value that cannot be used.
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -43,6 +44,59 @@ TEST(Settings, AnUnknownFlushIsAnErrorNamingTheFileAndTheValue) {
     EXPECT_NE(what.find("bench_l2_flush is 'lukewarm': it must be clean or dirty"), std::string::npos)
         << what;
   }
+}
+
+TEST(Settings, AValueOfTheWrongTypeNamesTheKeyAndTheTypeItNeeds) {
+  auto path = test::scratch_dir("settings_types") / "settings.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"python": 3})", "python is 3: expected a string (the worker's Python interpreter)"},
+      {R"({"recent_models": ["/a.py", 7]})", R"(recent_models is ["/a.py",7]: expected a list of strings)"},
+      {R"({"bench_copy_reference": "yes"})", R"(bench_copy_reference is "yes": expected true or false)"},
+      {R"({"cuda_toolkit": {"path": "/usr"}})", "cuda_toolkit is {\"path\":\"/usr\"}: expected a string"},
+      {R"([1, 2])", "the file holds array: expected a JSON object"},
+      {R"({"python": "/p",)", "parse error at line 1"}};
+  for (const auto& [text, message] : cases) {
+    std::ofstream(path, std::ios::trunc) << text;
+    try {
+      Settings::load(path);
+      ADD_FAILURE() << "loaded " << text;
+    } catch (const std::runtime_error& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("settings file " + path.string() + " cannot be read: "), std::string::npos) << what;
+      EXPECT_NE(what.find(message), std::string::npos) << what;
+      EXPECT_EQ(what.find("[json.exception"), std::string::npos) << what;
+    }
+  }
+}
+
+TEST(Settings, NullMeansTheDefault) {
+  auto path = test::scratch_dir("settings_null") / "settings.json";
+  std::ofstream(path) << R"({"python": null, "recent_models": null, "default_generator": null,
+                            "bench_copy_reference": null, "bench_l2_flush": null, "cuda_toolkit": null})";
+  Settings s = Settings::load(path);
+  EXPECT_EQ(s.python, "");
+  EXPECT_TRUE(s.recent_models.empty());
+  EXPECT_EQ(s.default_generator, "builtin");
+  EXPECT_TRUE(s.bench_copy_reference);
+  EXPECT_EQ(s.bench_l2_flush, "clean");
+}
+
+TEST(Settings, KeysThisVersionDoesNotKnowAreKeptWhenSaving) {
+  auto path = test::scratch_dir("settings_unknown") / "settings.json";
+  std::ofstream(path) << R"({"python": "/p", "theme": "dark", "llm": {"provider": "x", "max_tokens": 4096}})";
+  Settings s = Settings::load(path);
+  s.python = "/q";
+  s.add_recent("/m.py");
+  s.save(path);
+  std::ifstream in(path);
+  nlohmann::json saved = nlohmann::json::parse(in);
+  EXPECT_EQ(saved["python"], "/q");
+  EXPECT_EQ(saved["theme"], "dark");
+  EXPECT_EQ(saved["llm"], (nlohmann::json{{"provider", "x"}, {"max_tokens", 4096}}));
+  EXPECT_EQ(saved["recent_models"], nlohmann::json::array({"/m.py"}));
+  Settings back = Settings::load(path);
+  EXPECT_EQ(back.unknown_keys, (nlohmann::json{{"theme", "dark"}, {"llm", saved["llm"]}}));
+  EXPECT_EQ(back.python, "/q");
 }
 
 }  // namespace

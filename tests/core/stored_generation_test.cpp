@@ -1,7 +1,8 @@
 // The builtin generator's candidates in a project: every version stores its own launch plan and the
 // generator revision that wrote it, a group generated again gets a new version (not a second group),
 // versions stored before schema 4 run with their group's plan, and the groups an older revision wrote
-// are found for regeneration.
+// are found for regeneration, as are the groups the project holds nothing for; a generation is stored
+// whole or not at all.
 #include "core/gen/stored_generation.h"
 
 #include <gtest/gtest.h>
@@ -9,21 +10,13 @@
 #include "core/gen/builtin_generator.h"
 #include "core/gen/generation_run.h"
 #include "core/project/project_error.h"
+#include "elementwise_group.h"
 #include "support/test_paths.h"
 
 namespace nova {
 namespace {
 
-FusionGroup group(int id) {
-  FusionGroup g;
-  g.id = id;
-  g.kind = "elementwise";
-  g.nodes = {id};
-  g.inputs = {"x"};
-  g.outputs = {"y"};
-  g.functional_source = "def module_fn(x):\n    return x * " + std::to_string(id + 2) + "\n";
-  return g;
-}
+FusionGroup group(int id) { return test::elementwise_group(id); }
 
 // A builtin candidate for `g` launching `kernel` on `blocks` blocks.
 Candidate candidate(const FusionGroup& g, const std::string& kernel, std::int64_t blocks) {
@@ -231,6 +224,61 @@ TEST(StoredGeneration, FindsTheGroupsAnOlderGeneratorRevisionWrote) {
                           generated(group(1), declined(group(1)))});
   EXPECT_TRUE(outdated_groups(store, graph).groups.empty());
   EXPECT_EQ(store.fusion_groups().size(), 3u);
+  EXPECT_EQ(store.all_versions().size(), 3u);
+}
+
+TEST(StoredGeneration, AGenerationIsStoredWholeOrNotAtAll) {
+  ProjectStore store = ProjectStore::create(test::scratch_dir("gen_all_or_nothing") / "p");
+  // The second group cannot be stored (its kind is not UTF-8, so its record's JSON cannot be
+  // written): storing fails after the first group and its version were written, and leaves nothing.
+  FusionGroup bad = group(1);
+  bad.kind = "elementwise\xff";
+  EXPECT_ANY_THROW(store_generated(store, {generated(group(0), candidate(group(0), "k0", 4)),
+                                           generated(bad, candidate(bad, "k1", 4))}));
+  EXPECT_TRUE(store.fusion_groups().empty());
+  EXPECT_TRUE(store.all_versions().empty());
+  ModelGraph graph;
+  graph.groups = {group(0), group(1)};
+  EXPECT_EQ(missing_groups(store, graph).groups.size(), 2u);
+
+  // The store stays usable, and the next generation is stored whole.
+  StoredGeneration stored = store_generated(
+      store, {generated(group(0), candidate(group(0), "k0", 4)), generated(group(1), candidate(group(1), "k1", 4))});
+  EXPECT_EQ(stored.added(), 2);
+  EXPECT_EQ(ProjectStore::open(store.folder()).fusion_groups().size(), 2u);
+}
+
+TEST(StoredGeneration, FindsTheGroupsTheProjectHoldsNothingFor) {
+  ProjectStore store = ProjectStore::create(test::scratch_dir("gen_missing") / "p");
+  ModelGraph graph;
+  graph.groups = {group(0), group(1), group(2), group(3)};
+  // Group 0 stored whole; group 1 a record without its version (storing cut short before a generation
+  // was one transaction); group 2 declined by the generator (a record, rightly no version); group 3
+  // nothing at all (a damaged WAL lost it).
+  store_generated(store, {generated(group(0), candidate(group(0), "k0", 4))});
+  store.add_fusion_group({0, "group 1: elementwise",
+                          nlohmann::json{{"group", group(1)}, {"candidate", candidate(group(1), "k1", 4)}}.dump(),
+                          kBuiltinGeneratorRevision});
+  store_generated(store, {generated(group(2), declined(group(2)))});
+
+  MissingGroups missing = missing_groups(store, graph);
+  ASSERT_EQ(missing.groups.size(), 2u);
+  EXPECT_EQ(missing.groups[0].id, 1);
+  EXPECT_EQ(missing.groups[1].id, 3);
+  EXPECT_EQ(missing.graph_groups, 4u);
+  EXPECT_EQ(missing.held(), 2u);
+  EXPECT_EQ(missing.describe(), "the project holds 2 of the model's 4 fusion groups (missing: 1, 3)");
+  // Not outdated: this revision wrote what is there.
+  EXPECT_TRUE(outdated_groups(store, graph).groups.empty());
+
+  // Generating the missing groups completes the project: group 1 under its record, group 3 new.
+  std::vector<GeneratedGroup> again;
+  for (const auto& g : missing.groups) again.push_back(generated(g, candidate(g, "k" + std::to_string(g.id), 4)));
+  EXPECT_EQ(store_generated(store, again).added(), 2);
+  MissingGroups none = missing_groups(store, graph);
+  EXPECT_TRUE(none.groups.empty());
+  EXPECT_EQ(none.describe(), "");
+  EXPECT_EQ(store.fusion_groups().size(), 4u);
   EXPECT_EQ(store.all_versions().size(), 3u);
 }
 

@@ -270,8 +270,11 @@ TEST_F(EvaluatorTest, CompilesThenHandsTheWorkerTheCubinAndReportsLibraryBacking
   ASSERT_EQ(runner_.calls.size(), 1u);
   EXPECT_EQ(runner_.calls[0].first, "validate");
   const json& args = runner_.calls[0].second;
-  EXPECT_TRUE(std::filesystem::exists(args["cubin"].get<std::string>()));
-  EXPECT_TRUE(std::filesystem::exists(args["candidate"].get<std::string>()));
+  // Contents, not paths (docs/WORKER_PROTOCOL.md): the candidate inline, its cubin as base64.
+  EXPECT_EQ(args["candidate"]["plan"], nlohmann::json(*request_.candidate)["plan"]);
+  ASSERT_TRUE(args["cubin_b64"].is_string());
+  EXPECT_GT(args["cubin_b64"].get<std::string>().size(), 100u);
+  EXPECT_FALSE(args.contains("cubin"));
   EXPECT_EQ(args["trials"], 5);
   EXPECT_TRUE(v.passed) << v.verdict;
   EXPECT_EQ(v.verdict.rfind("passed 2 trials", 0), 0u) << v.verdict;
@@ -326,10 +329,10 @@ TEST_F(EvaluatorTest, EvaluationsSharingAWorkFolderNeverShareTheirFiles) {
   ASSERT_EQ(runner_.calls.size(), 2u);
   const json& a = runner_.calls[0].second;
   const json& b = runner_.calls[1].second;
-  EXPECT_NE(a["candidate"], b["candidate"]);
+  // The candidate travels inline, so no file of one can be read by the other; what the worker
+  // writes goes to a work folder of each evaluation's own.
+  EXPECT_TRUE(a["candidate"].is_object());
   EXPECT_NE(a["work_dir"], b["work_dir"]);
-  EXPECT_TRUE(std::filesystem::exists(a["candidate"].get<std::string>()));
-  EXPECT_TRUE(std::filesystem::exists(b["candidate"].get<std::string>()));
 }
 
 TEST_F(EvaluatorTest, ARefusedSourceNeverReachesTheWorker) {

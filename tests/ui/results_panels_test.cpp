@@ -144,8 +144,13 @@ TEST(ResultsPanel, SaysSoWhenTheBenchmarkDeclinesTheCandidate) {
 }
 
 TEST(JobsPanel, ListsJobsWithProgressAndCancelsTheSelectedOne) {
-  JobQueue q({1, 1, {}});
-  JobsPanel panel(q);
+  JobsPanel panel;
+  JobQueue q({1, 1, {}});  // goes first: its last events are posted to a panel that still exists
+  panel.setQueue(&q);
+  // As the studio session relays its queue's listener: to the panel, on the GUI thread.
+  q.set_listener([&panel](const JobInfo& info) {
+    QMetaObject::invokeMethod(&panel, [&panel, info] { panel.apply(info); }, Qt::QueuedConnection);
+  });
   panel.resize(900, 420);
   panel.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
@@ -196,6 +201,11 @@ TEST(JobsPanel, ListsJobsWithProgressAndCancelsTheSelectedOne) {
   EXPECT_EQ(q.wait(queued, 5s)->state, JobState::Succeeded);
   QTest::qWait(400);
   EXPECT_EQ(m->job(m->rowOf(running))->state, JobState::Cancelled);
+  // Following another queue (another model's session) starts an empty list.
+  JobQueue other(JobQueue::Options{});
+  panel.setQueue(&other);
+  EXPECT_EQ(m->rowCount(), 0);
+  EXPECT_FALSE(panel.cancelButton()->isEnabled());
 }
 
 }  // namespace

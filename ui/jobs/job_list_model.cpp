@@ -65,6 +65,12 @@ const JobInfo* JobListModel::job(int row) const {
   return row >= 0 && row < int(jobs_.size()) ? &jobs_[row] : nullptr;
 }
 
+void JobListModel::clear() {
+  beginResetModel();
+  jobs_.clear();
+  endResetModel();
+}
+
 void JobListModel::apply(const JobInfo& info) {
   int row = rowOf(info.id);
   if (row < 0) {

@@ -22,6 +22,7 @@ class JobListModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
   void apply(const JobInfo& info);  // inserts or updates the job's row
+  void clear();
   const JobInfo* job(int row) const;
   int rowOf(int id) const;
 

@@ -15,7 +15,7 @@
 
 namespace nova::ui {
 
-JobsPanel::JobsPanel(JobQueue& queue, QWidget* parent) : QWidget(parent), queue_(queue) {
+JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent) {
   model_ = new JobListModel(this);
   table_ = new QTableView;
   table_->setModel(model_);
@@ -41,28 +41,29 @@ JobsPanel::JobsPanel(JobQueue& queue, QWidget* parent) : QWidget(parent), queue_
   layout->addWidget(split);
   layout->addWidget(cancel_, 0, Qt::AlignRight);
 
-  for (const auto& info : queue_.snapshot()) model_->apply(info);
-  queue_.set_listener([this](const JobInfo& info) {
-    QMetaObject::invokeMethod(
-        this,
-        [this, info] {
-          model_->apply(info);
-          refreshDetails();
-          if (info.state != JobState::Queued && info.state != JobState::Running) emit jobFinished(info.id);
-        },
-        Qt::QueuedConnection);
-  });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &JobsPanel::refreshDetails);
   connect(cancel_, &QPushButton::clicked, this, [this] {
     auto rows = table_->selectionModel()->selectedRows();
-    if (!rows.isEmpty()) queue_.cancel(model_->data(rows.front(), JobListModel::JobIdRole).toInt());
+    if (queue_ && !rows.isEmpty())
+      queue_->cancel(model_->data(rows.front(), JobListModel::JobIdRole).toInt());
   });
   auto* timer = new QTimer(this);
   connect(timer, &QTimer::timeout, this, &JobsPanel::refreshElapsed);
   timer->start(250);
 }
 
-JobsPanel::~JobsPanel() { queue_.set_listener({}); }
+void JobsPanel::setQueue(JobQueue* queue) {
+  queue_ = queue;
+  model_->clear();
+  if (queue_)
+    for (const auto& info : queue_->snapshot()) model_->apply(info);
+  refreshDetails();
+}
+
+void JobsPanel::apply(const JobInfo& info) {
+  model_->apply(info);
+  refreshDetails();
+}
 
 void JobsPanel::selectJob(int id) {
   int row = model_->rowOf(id);
@@ -70,15 +71,19 @@ void JobsPanel::selectJob(int id) {
 }
 
 void JobsPanel::refreshElapsed() {
-  for (const auto& info : queue_.snapshot())
+  if (!queue_) return;
+  for (const auto& info : queue_->snapshot())
     if (info.state == JobState::Running) model_->apply(info);
 }
 
 void JobsPanel::refreshDetails() {
   auto rows = table_->selectionModel()->selectedRows();
   const JobInfo* job = rows.isEmpty() ? nullptr : model_->job(rows.front().row());
-  cancel_->setEnabled(job && !is_finished(job->state));
-  if (!job) return;
+  cancel_->setEnabled(queue_ && job && !is_finished(job->state));
+  if (!job) {
+    log_->clear();
+    return;
+  }
   QString text;
   for (const auto& line : job->log) text += QString::fromStdString(line) + "\n";
   if (!job->error.empty()) text += "\n" + QString::fromStdString(job->error) + "\n";

@@ -31,6 +31,15 @@ BenchmarkChart::BenchmarkChart(QWidget* parent) : QChartView(parent) {
   setMinimumSize(480, 300);
 }
 
+void BenchmarkChart::clear() {
+  auto* chart = new QChart;
+  chart->setTitle(tr("No benchmark yet"));
+  QChart* old = this->chart();
+  setChart(chart);
+  delete old;
+  boxes_ = 0;
+}
+
 void BenchmarkChart::setResult(const BenchmarkResult& r) {
   auto* chart = new QChart;
   chart->setTitle(tr("Time per call (us): median, IQR box, 1.5 IQR whiskers"));

@@ -13,6 +13,7 @@ class BenchmarkChart : public QChartView {
  public:
   explicit BenchmarkChart(QWidget* parent = nullptr);
   void setResult(const BenchmarkResult& result);
+  void clear();  // no benchmark shown
   int boxCount() const { return boxes_; }
   // Words for a mode ("GPU time, L2 flushed") and a variant ("PyTorch eager"), shared with the panel.
   static QString modeLabel(const std::string& mode);

@@ -4,6 +4,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "core/session/project_evidence.h"
 #include "ui/results/benchmark_chart.h"
 #include "ui/results/correctness_table.h"
 
@@ -38,6 +39,34 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(benchmarkVerdict_);
   layout->addWidget(speedups_);
   layout->addWidget(environment_);
+}
+
+void ResultsPanel::clear(const QString& message) {
+  version_.reset();
+  verdict_->setText(message);
+  verdict_->setStyleSheet({});
+  flags_->clear();
+  benchmarkVerdict_->clear();
+  speedups_->clear();
+  environment_->clear();
+  table_->setResult(ValidationResult{});
+  chart_->clear();
+}
+
+void ResultsPanel::showStored(const ProjectStore& store, qint64 version) {
+  std::optional<ValidationResult> validation;
+  std::optional<BenchmarkResult> benchmark;
+  try {
+    validation = ProjectEvidence::latest_validation(store, version);
+    benchmark = ProjectEvidence::latest_benchmark(store, version);
+  } catch (const std::exception& e) {
+    clear(tr("The results of v%1 cannot be read: %2").arg(version).arg(e.what()));
+    return;
+  }
+  clear(tr("v%1 has no result yet: Validate & benchmark it (needs a GPU).").arg(version));
+  version_ = version;
+  if (validation) setValidation(*validation);
+  if (benchmark) setBenchmark(*benchmark);
 }
 
 QString ResultsPanel::verdictText() const { return verdict_->text(); }

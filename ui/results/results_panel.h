@@ -1,13 +1,21 @@
 #pragma once
-// The studio's results panel for one candidate: the verdict and flags, the correctness table and
-// the benchmark chart, the benchmark's verdict against eager (ships or declined, with its sentence),
-// the speedups written out in words and the environment and method the numbers were measured with.
+// The studio's results panel for one candidate version: the verdict and flags, the correctness table
+// and the benchmark chart, the benchmark's verdict against eager (ships or declined, with its
+// sentence), the speedups written out in words and the environment and method the numbers were
+// measured with. It shows what the project holds: showStored() reads the version's latest results
+// back (ProjectEvidence), as the session's jobs stored them.
 #include <QWidget>
+
+#include <optional>
 
 #include "core/verify/benchmark_result.h"
 #include "core/verify/validation_result.h"
 
 class QLabel;
+
+namespace nova {
+class ProjectStore;
+}
 
 namespace nova::ui {
 
@@ -18,6 +26,10 @@ class ResultsPanel : public QWidget {
   Q_OBJECT
  public:
   explicit ResultsPanel(QWidget* parent = nullptr);
+  // The version's latest stored validation and benchmark (or that it has none yet).
+  void showStored(const ProjectStore& store, qint64 version);
+  std::optional<qint64> shownVersion() const { return version_; }
+  void clear(const QString& message);
   void setValidation(const ValidationResult& result);
   void setBenchmark(const BenchmarkResult& result);
 
@@ -38,6 +50,7 @@ class ResultsPanel : public QWidget {
   QLabel* environment_;
   CorrectnessTable* table_;
   BenchmarkChart* chart_;
+  std::optional<qint64> version_;
 };
 
 }  // namespace nova::ui

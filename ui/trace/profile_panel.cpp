@@ -1,5 +1,6 @@
 #include "ui/trace/profile_panel.h"
 
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -7,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "core/trace/timeline_model.h"
+#include "core/trace/trace_reader.h"
 #include "ui/trace/hot_op_view.h"
 #include "ui/trace/share_palette.h"
 #include "ui/trace/timeline_view.h"
@@ -63,6 +65,31 @@ void ProfilePanel::setProfile(std::shared_ptr<const Trace> trace, const Attribut
   timeline_->setModel(std::make_shared<TimelineModel>(std::move(trace), attribution, graph));
   hot_->setAttribution(attribution);
   updateStatus();
+}
+
+bool ProfilePanel::openTrace(const QString& path, const ModelGraph& graph, QString* message) {
+  std::shared_ptr<const Trace> trace;
+  try {
+    trace = std::make_shared<Trace>(TraceReader::read(path.toStdString()));
+  } catch (const std::exception& e) {
+    if (message) *message = tr("Cannot open the trace: %1").arg(e.what());
+    return false;
+  }
+  AttributionResult attribution = Attribution::compute(*trace, graph, DeviceCeilings{});
+  if (message)
+    *message = tr("%1: %2 kernels, %3% of GPU time attributed to graph nodes%4")
+                   .arg(QFileInfo(path).fileName())
+                   .arg(trace->kernel_count())
+                   .arg(attribution.attributed_fraction * 100, 0, 'f', 1)
+                   .arg(graph.nodes.empty() ? tr(" (open the model to name the nodes)") : QString());
+  setProfile(std::move(trace), attribution, graph);
+  return true;
+}
+
+std::map<int, double> ProfilePanel::nodeShares() const {
+  std::map<int, double> shares;
+  for (const auto& n : attribution_.nodes) shares[n.id] = n.share;
+  return shares;
 }
 
 void ProfilePanel::selectNode(int node) {

@@ -28,6 +28,11 @@ class ProfilePanel : public QWidget {
 
   void setProfile(std::shared_ptr<const Trace> trace, const AttributionResult& attribution,
                   const ModelGraph& graph);
+  // Reads a recorded trace (.novatrace), attributes it to `graph` (empty: the model is not open) and
+  // shows it. `message`: a sentence on what was read, or why it could not be.
+  bool openTrace(const QString& path, const ModelGraph& graph, QString* message);
+  // Each graph node's share of GPU time, for colouring the graph.
+  std::map<int, double> nodeShares() const;
   TimelineView* timeline() const { return timeline_; }
   HotOpView* hotOps() const { return hot_; }
   QLineEdit* searchBox() const { return search_; }

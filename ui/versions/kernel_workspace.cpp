@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "core/build/diagnostics.h"
+#include "core/gen/stored_generation.h"
 #include "core/project/project_error.h"
 #include "core/project/project_store.h"
 #include "ui/diff/diff_view.h"
@@ -97,10 +98,40 @@ void KernelWorkspace::openVersion(qint64 id) {
     tabs_->setCurrentIndex(0);
     tree_->selectVersions({id});
     status_->clear();
+    emit versionShown(id);
   } catch (const ProjectError& e) {
     status_->setText(e.what());
   }
   updateHeader();
+}
+
+void KernelWorkspace::showStoredCandidates(qint64 preferred) {
+  tree_->refresh();
+  if (preferred) {
+    openVersion(preferred);
+    return;
+  }
+  for (const auto& rec : store_.fusion_groups())
+    if (auto versions = store_.versions(rec.id); !versions.empty()) {
+      openVersion(versions.back().id);
+      return;
+    }
+}
+
+QString KernelWorkspace::openGroup(int group) {
+  for (const StoredGroup& g : stored_groups(store_)) {
+    if (g.group.id != group) continue;
+    auto versions = store_.versions(g.record_id);
+    if (versions.empty()) {
+      const bool declined = g.candidate && g.candidate->declined;
+      return QString("The builtin generator declined group %1: %2")
+          .arg(group)
+          .arg(QString::fromStdString(declined ? *g.candidate->declined : std::string("no rule")));
+    }
+    openVersion(versions.back().id);
+    return QString("Group %1: the builtin candidate is in the kernel editor.").arg(group);
+  }
+  return QString("No fusion group %1 in this project.").arg(group);
 }
 
 bool KernelWorkspace::hasUnsavedEdit() const { return current_ && editor_->isModified(); }

@@ -29,6 +29,11 @@ class KernelWorkspace : public QWidget {
   explicit KernelWorkspace(ProjectStore& store, QWidget* parent = nullptr);
 
   void openVersion(qint64 id);
+  // Reloads the version tree and opens `preferred` (0: the first group's newest version, if any).
+  void showStoredCandidates(qint64 preferred = 0);
+  // Opens the newest version of fusion group `group` of the model's graph; a sentence saying what
+  // was opened, or why nothing was (the generator declined the group, no such group).
+  QString openGroup(int group);
   std::optional<qint64> currentVersion() const { return current_; }
   bool hasUnsavedEdit() const;
   // Stores the editor's text as a user edit of the current version; returns the new version's id.
@@ -45,6 +50,8 @@ class KernelWorkspace : public QWidget {
 
  signals:
   void versionSaved(qint64 id);
+  // A version is in the editor (opened from the tree, by the studio, or just saved).
+  void versionShown(qint64 id);
 
  private:
   void updateHeader();

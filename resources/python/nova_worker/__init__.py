@@ -1,5 +1,7 @@
 """Nova Studio's Python worker: runs the user's model (intake, profiling, validation) in a child
 process of the studio or the CLI, so that nothing the model or a candidate kernel does can take
-the studio down."""
+the studio down. Layout: server.py (entry, hello, request loop), protocol.py (messages, cancel,
+errors), schemas.py (result types), loader.py and candidates.py (loading the model, the reference
+and the candidate), one module per command (intake, validate, bench, evaluate, build_ext, profile)."""
 
-PROTOCOL_VERSION = 1
+from .protocol import PROTOCOL_VERSION  # noqa: F401

@@ -12,17 +12,18 @@ another stream shows up there. Energy per call comes from NVML's total-energy co
 are kept. Beside the baselines, a reference that is not one: "copy", a device-to-device copy moving
 the group's compulsory bytes (every input and parameter read once, every output written once),
 interleaved with the others in every mode: the memory floor measured alongside, in the same mode.
-Entry points: bench(args, progress) and `python -m nova_worker.bench ARGS.json`.
+The `bench` command: bench(args, progress) -> schemas.BenchmarkResult.
 """
 
 import math
 import statistics
-import sys
 import time
 
 import torch
 
 from . import candidates
+from .phases import Phases
+from . import schemas
 from .env_record import ClockLog, Nvml, environment
 
 SPEEDUP_REVIEW = 10.0
@@ -30,7 +31,7 @@ COPY_REFERENCE = "copy"  # the variant name of the memory floor (BenchmarkResult
 L2_FLUSHES = ("clean", "dirty")  # what the cold mode's flush leaves in the L2 (docs/VERIFY.md)
 
 
-def summarize(samples):
+def summarize(samples) -> schemas.Summary:
     """Median and quartiles (linear interpolation, as numpy's default percentile)."""
     s = sorted(samples)
     if not s:
@@ -230,8 +231,8 @@ def _energy(nvml, fn, min_s=0.3):
             "mean_power_w": (e1 - e0) / 1e3 / (t1 - t0)}
 
 
-def bench(args, progress):
-    phases = candidates.Phases()
+def bench(args, progress) -> schemas.BenchmarkResult:
+    phases = Phases()
     if not torch.cuda.is_available():
         raise RuntimeError("no CUDA device is available to this worker")
     device = torch.device("cuda")
@@ -388,6 +389,3 @@ def bench(args, progress):
     progress("benchmarked", 1.0)
     return result
 
-
-if __name__ == "__main__":
-    sys.exit(candidates.run_standalone(bench, sys.argv))

@@ -6,12 +6,15 @@ built with nvcc and ninja through torch.utils.cpp_extension.load into a build fo
 `forward` is the callable. Both report how long loading or building took.
 """
 
+import base64
+import binascii
 import hashlib
-import json
 import os
 import time
 
 import torch
+
+from .protocol import BAD_REQUEST, WorkerFailure, require
 
 POISON_BYTE = 0xFF  # 0xFF.. is NaN in float32, float16 and bfloat16
 
@@ -52,6 +55,41 @@ class LoadedCandidate:
             self.runner.allocator = poisoning_allocator(device) if on else self.runner.empty
 
 
+def request_file(args, key, work_dir, suffix):
+    """The file a request's source argument stands for, on this host: args[key + "_source"] (the text,
+    as core sends it) written into `work_dir` under the base name of args[key + "_name"], or, from
+    callers that still send one, a path args[key]. Returns (path, the name to report it by)."""
+    text = args.get(key + "_source")
+    if text is not None:
+        if not isinstance(text, str):
+            raise WorkerFailure(BAD_REQUEST, f"the argument '{key}_source' must be text")
+        name = args.get(key + "_name") or f"{key}{suffix}"
+        base = os.path.basename(name) or f"{key}{suffix}"
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        folder = os.path.join(work_dir, f"{key}-{digest}")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, base)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path, name
+    path = args.get(key)
+    if not path:
+        raise WorkerFailure(BAD_REQUEST, f"the request lacks the argument '{key}_source'")
+    if not os.path.isfile(path):
+        raise WorkerFailure(BAD_REQUEST, f"{key} file not found on the worker's host: {path}")
+    return os.path.abspath(path), path
+
+
+def work_dir(args):
+    """The folder core gave for this request's files (a fresh temporary one if none)."""
+    folder = args.get("work_dir")
+    if not folder:
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="nova-worker-")
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
 def build_extension(args):
     """Builds (or finds already built) a full-path extension source with nvcc and ninja, in a
     folder named after the source's hash, and imports it. Needs no GPU."""
@@ -64,111 +102,59 @@ def build_extension(args):
     if args.get("arch") and not os.environ.get("TORCH_CUDA_ARCH_LIST"):
         digits = args["arch"].replace("sm_", "")
         os.environ["TORCH_CUDA_ARCH_LIST"] = f"{digits[:-1]}.{digits[-1]}"
-    src = os.path.abspath(args["extension"])
+    build_root = args.get("build_dir") or os.path.expanduser("~/.cache/nova/ext")
+    src, _ = request_file(args, "extension", build_root, ".cu")
     with open(src, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:16]
     name = "nova_ext_" + digest
-    build_dir = os.path.join(args.get("build_dir") or os.path.expanduser("~/.cache/nova/ext"), name)
+    build_dir = os.path.join(build_root, name)
     os.makedirs(build_dir, exist_ok=True)
     return cpp_extension.load(name=name, sources=[src], build_directory=build_dir,
                               extra_cuda_cflags=["-O3"], verbose=False)
 
 
+def decode_cubin(args):
+    """The cubin core sent, base64 in args["cubin_b64"]."""
+    text = require(args, "cubin_b64", str)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise WorkerFailure(BAD_REQUEST, f"the argument 'cubin_b64' is not base64: {exc}") from None
+
+
 def load(args, device="cuda"):
-    """args: {"candidate": JSON path, "cubin": path} or {"extension": .cu path, "build_dir": path}."""
+    """args: {"candidate": the candidate JSON (an object), "cubin_b64": the cubin, base64} (fast
+    path) or {"extension_source": .cu text, "extension_name", "build_dir": path} (full path)."""
     started = time.monotonic()
-    if args.get("extension"):
+    if args.get("extension_source") is not None or args.get("extension"):
         module = build_extension(args)
         return LoadedCandidate(module.forward, "full", time.monotonic() - started)
     from .harness import CandidateRunner
-    with open(args["candidate"]) as f:
-        candidate = json.load(f)
-    with open(args["cubin"], "rb") as f:
-        cubin = f.read()
-    runner = CandidateRunner(candidate, cubin, device)
+    candidate = require(args, "candidate", dict)
+    runner = CandidateRunner(candidate, decode_cubin(args), device)
     return LoadedCandidate(runner, "fast", time.monotonic() - started, runner=runner)
 
 
 def load_problem(args, device="cuda"):
-    """The reference: args["reference"] (a group's functional source or a functional-form model
-    file), or args["model"] + args["group"] through intake where the worker has it."""
+    """The reference: args["reference_source"] (a group's functional source or a functional-form
+    model file, as text), or args["model_source"] + args["group"] through intake."""
     from .reference import Problem
-    if args.get("reference"):
-        return Problem(args["reference"], device)
-    if args.get("model") is not None and args.get("group") is not None:
-        from .intake import run_intake  # the intake stage of the worker (merged separately)
-        graph = run_intake({"model": args["model"]}, lambda *a, **k: None)
+    folder = work_dir(args)
+    if args.get("reference_source") is not None or args.get("reference"):
+        path, name = request_file(args, "reference", folder, ".py")
+        return Problem(path, device, name=name)
+    if (args.get("model_source") is not None or args.get("model")) and args.get("group") is not None:
+        from .intake import run_intake
+        path, name = request_file(args, "model", folder, ".py")
+        graph = run_intake({"model": path}, lambda *a, **k: None)
         groups = {g["id"]: g for g in graph["groups"]}
         group = groups.get(int(args["group"]))
         if group is None:
-            raise ValueError(f"{args['model']} has no fusion group {args['group']}")
-        path = os.path.join(args.get("work_dir") or "/tmp", f"group_{group['id']}.py")
+            raise WorkerFailure(BAD_REQUEST, f"{name} has no fusion group {args['group']} "
+                                             f"(it has {len(groups)})")
+        path = os.path.join(folder, f"group_{group['id']}.py")
         with open(path, "w") as f:
             f.write(group["functional_source"])
-        return Problem(path, device)
-    raise ValueError("no reference: give 'reference' (a .py file) or 'model' and 'group'")
-
-
-def json_safe(value):
-    """NaN and infinities as strings: JSON has no such numbers and core's parser refuses them."""
-    import math
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
-
-
-class Phases:
-    """Host seconds per named phase, each from the previous mark (or the start) to its own: a
-    result's "phase_s", for seeing where a run's time goes. A repeated name adds up."""
-
-    def __init__(self):
-        self.seconds = {}
-        self._last = time.monotonic()
-
-    def mark(self, name):
-        now = time.monotonic()
-        self.seconds[name] = self.seconds.get(name, 0.0) + (now - self._last)
-        self._last = now
-
-
-def run_standalone(entry, argv, process=None):
-    """`python -m nova_worker.validate ARGS.json`: progress lines, then the result, as JSON on stdout.
-    A dict result gets "process_s": `process` (the standby's timings; "received": time.monotonic()
-    when its command came) plus "start" (command received to the entry's call), "run" (the entry's
-    own time) and the wall-clock moments "received_at" and "finished_at" (time.time())."""
-    import sys
-    import traceback
-    process = dict(process or {})
-    received = process.pop("received", time.monotonic())
-    process.setdefault("received_at", time.time() - (time.monotonic() - received))
-    if len(argv) != 2:
-        print(f"usage: python -m nova_worker.{entry.__name__} ARGS.json", file=sys.stderr)
-        return 2
-    with open(argv[1]) as f:
-        args = json.load(f)
-
-    def progress(message, fraction=None):
-        print(json.dumps({"type": "progress", "message": message, "fraction": fraction}), flush=True)
-
-    try:
-        entered = time.monotonic()
-        process["start"] = entered - received
-        result = entry(args, progress)
-        if isinstance(result, dict):
-            result["process_s"] = dict(process, run=time.monotonic() - entered, finished_at=time.time())
-    except Exception as exc:
-        traceback.print_exc()
-        print(json.dumps({"type": "error", "error": {"kind": "internal" if not isinstance(exc, ValueError)
-                                                      else "bad_request", "message": f"{type(exc).__name__}: {exc}"}}),
-              flush=True)
-        return 1
-    print(json.dumps({"type": "result", "result": json_safe(result)}, default=str, allow_nan=False), flush=True)
-    # The answer is out and the GPU work behind it synchronized: leave without the interpreter's
-    # teardown of torch and CUDA, which took about 2 s of each submission on the H200 box (the
-    # turnaround test's worker_exit_s). One process per command, so nothing else needs it.
-    sys.stderr.flush()
-    os._exit(0)
+        return Problem(path, device, name=f"{name}, fusion group {group['id']}")
+    raise WorkerFailure(BAD_REQUEST, "no reference: give 'reference_source' (module_fn or a functional "
+                                     "model) or 'model_source' and 'group'")

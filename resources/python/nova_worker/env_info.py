@@ -6,7 +6,10 @@ import platform
 import sys
 
 
-def collect():
+def collect(cuda=True, with_torch=True):
+    """The facts; cuda=False leaves CUDA untouched (no device query), for a worker that must not
+    disturb the GPU before its request; with_torch=False does not import torch (the torch fields
+    stay empty unless it is imported already), for a one-shot worker's quick hello."""
     info = {
         "executable": sys.executable,
         "python": platform.python_version(),
@@ -17,6 +20,8 @@ def collect():
         "cuda_available": False,
         "devices": [],
     }
+    if not with_torch and "torch" not in sys.modules:
+        return info
     try:
         import torch
     except Exception as exc:  # ImportError, or a broken install raising anything
@@ -25,6 +30,8 @@ def collect():
     info["torch_ok"] = True
     info["torch"] = torch.__version__
     info["torch_cuda"] = torch.version.cuda or ""
+    if not cuda:
+        return info
     try:
         info["cuda_available"] = bool(torch.cuda.is_available())
         if info["cuda_available"]:

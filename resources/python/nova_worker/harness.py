@@ -8,7 +8,6 @@ compiled for a candidate: that keeps the edit-validate loop well under a second.
 """
 
 import ctypes
-import json
 
 import torch
 
@@ -213,10 +212,3 @@ class CandidateRunner:
                 bufs[out] = result
         return tuple(bufs[self._out_slice])
 
-
-def load_candidate(candidate_path, cubin_path, device="cuda"):
-    with open(candidate_path) as f:
-        candidate = json.load(f)
-    with open(cubin_path, "rb") as f:
-        cubin = f.read()
-    return CandidateRunner(candidate, cubin, device)

@@ -1,13 +1,15 @@
 """The `intake` command: model file -> ModelGraph JSON (the layout of core/graph/model_graph.h),
 with fusion groups, cost estimates, and the example inputs and parameters saved as safetensors.
 
-args: {"model": path, "save_inputs": path or "", "check_groups": bool}"""
+args: {"model": path, "save_inputs": path or "", "check_groups": bool}. The model stays a path (the
+graph records the user's own file and lines); see docs/WORKER_PROTOCOL.md."""
 
 import os
 import time
 import sys
 
-from .protocol import WorkerFailure
+from . import schemas
+from .protocol import WorkerFailure, require
 
 
 def _first_line(exc):
@@ -15,13 +17,13 @@ def _first_line(exc):
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def run_intake(args, progress):
+def run_intake(args, progress) -> schemas.IntakeResult:
     import torch
 
     from . import capture, costs, fusion, loader
 
     started = time.monotonic()
-    model_path = os.path.abspath(args.get("model", ""))
+    model_path = os.path.abspath(require(args, "model", str))
     module, model, inputs, form = loader.load(model_path, progress)
     forward_names = loader.forward_param_names(model)
     base = os.path.basename(model_path)
@@ -129,23 +131,40 @@ SAFETENSORS_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "b
 
 
 def _save(path, cap):
-    """Example inputs and parameters as safetensors (raw serialisation: safetensors.torch would
-    need the `packaging` module, and numpy has no bfloat16)."""
-    import torch
-    from safetensors import serialize_file
-
+    """Example inputs and parameters as safetensors."""
     tensors = {}
     for m in cap.inputs:
         tensors[f"input.{m.name}"] = cap.values[m.name]
     for pname, gname, _, is_buffer in cap.params:
         tensors[("buffer." if is_buffer else "param.") + pname] = cap.values[gname]
-    entries = {}
+    save_safetensors(path, tensors, {"format": "nova.example_inputs"})
+
+
+def save_safetensors(path, tensors, metadata, binding=None):
+    """Writes {name: tensor} through the safetensors binding's raw serialize_file (safetensors.torch
+    would need the `packaging` module, and numpy has no bfloat16). Two forms of the binding exist:
+    up to 0.7 it takes {name: {"dtype", "shape", "data": bytes}}; from 0.8 {name: TensorSpec(dtype=,
+    shape=, data_ptr=, data_len=)}, pointing at memory the caller keeps alive. `binding`: the
+    safetensors module (a stand-in in tests)."""
+    import torch
+    if binding is None:
+        import safetensors as binding
+    spec_form = hasattr(binding, "TensorSpec")
+    entries, keep_alive = {}, []
     for key, t in tensors.items():
         t = t.detach().contiguous().cpu()
         dtype = str(t.dtype).replace("torch.", "")
         if dtype not in SAFETENSORS_DTYPES:
             raise WorkerFailure("user_error", f"cannot save {key}: dtype {dtype} is not supported")
-        data = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
-        entries[key] = {"dtype": SAFETENSORS_DTYPES[dtype], "shape": list(t.shape), "data": data}
+        raw = t.reshape(-1).view(torch.uint8) if t.numel() else torch.zeros(1, dtype=torch.uint8)
+        size = t.numel() * t.element_size()
+        if spec_form:
+            keep_alive.append(raw)
+            entries[key] = binding.TensorSpec(dtype=SAFETENSORS_DTYPES[dtype], shape=list(t.shape),
+                                              data_ptr=raw.data_ptr(), data_len=size)
+        else:
+            entries[key] = {"dtype": SAFETENSORS_DTYPES[dtype], "shape": list(t.shape),
+                            "data": raw.numpy().tobytes()[:size]}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    serialize_file(entries, path, metadata={"format": "nova.example_inputs"})
+    binding.serialize_file(entries, path, metadata=metadata)
+    del keep_alive  # the binding has written the file: the memory may go

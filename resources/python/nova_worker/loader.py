@@ -61,28 +61,44 @@ def call_user(what, fn, model_path, *args):
         raise WorkerFailure("user_error", message, user_traceback(exc, model_path), file, line) from None
 
 
-def import_model_module(model_path):
-    if not os.path.isfile(model_path):
-        raise WorkerFailure("user_error", f"model file not found: {model_path}", file=model_path)
-    name = "nova_user_" + "".join(c if c.isalnum() else "_" for c in
-                                  os.path.splitext(os.path.basename(model_path))[0])
-    spec = importlib.util.spec_from_file_location(name, model_path)
+def _as_shown(text, path, shown):
+    return text.replace(path, shown) if shown and shown != path else text
+
+
+def import_user_module(path, prefix="nova_user_", shown=None):
+    """Imports a file of the user's (a model, or a reference written from the text core sent);
+    a syntax error or an exception while importing becomes a user_error with the file and line.
+    `shown`: the name the file goes by in messages (the user's own path, for a written copy)."""
+    shown = shown or path
+    if not os.path.isfile(path):
+        raise WorkerFailure("user_error", f"file not found: {shown}", file=shown)
+    name = prefix + "".join(c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look the module up by name
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         sys.modules.pop(name, None)
-        file = exc.filename or model_path
+        file = shown if not exc.filename or os.path.realpath(exc.filename) == os.path.realpath(path) else exc.filename
         message = f"syntax error in {os.path.basename(file)} line {exc.lineno}: {exc.msg}"
         tb = "".join(traceback.format_exception_only(type(exc), exc))
-        raise WorkerFailure("user_error", message, tb, file, exc.lineno or 0) from None
+        raise WorkerFailure("user_error", message, _as_shown(tb, path, shown), file, exc.lineno or 0) from None
     except Exception as exc:
         sys.modules.pop(name, None)
-        file, line = deepest_user_frame(exc, model_path)
+        file, line = deepest_user_frame(exc, path)
         raise WorkerFailure("user_error",
-                            f"importing {os.path.basename(model_path)} raised {type(exc).__name__}: {exc}",
-                            user_traceback(exc, model_path), file, line) from None
+                            f"importing {os.path.basename(shown)} raised {type(exc).__name__}: {exc}"
+                            + (f" ({os.path.basename(shown)}:{line})" if line else ""),
+                            _as_shown(user_traceback(exc, path), path, shown),
+                            _as_shown(file, path, shown), line) from None
+    return module
+
+
+def import_model_module(model_path):
+    if not os.path.isfile(model_path):
+        raise WorkerFailure("user_error", f"model file not found: {model_path}", file=model_path)
+    module = import_user_module(model_path)
     missing = [n for n in REQUIRED_NAMES if not hasattr(module, n)]
     if missing:
         raise WorkerFailure("user_error",

@@ -14,19 +14,19 @@ at two ctypes calls). Two ways to use it, chosen by "attribution":
   launch takes the node on top of the push/pop stack. Needed for NVTX ranges per node (--nvtx) and
   for CUDA-graph replay (captured with the pushes inside).
 
-args: {"model": path, "iters": 20, "warmup": 5, "use_cuda_graph": false, "nvtx": true,
-       "attribution": "sequence", "mode": "profile" | "overhead_cupti" | "overhead_kineto", "rounds": 5}
-
-Run standalone (before the worker protocol client is used for profiling):
-    python -c "from nova_worker.profile import main; main()" < args.json
-prints one line `NOVA_RESULT {json}` (or `NOVA_ERROR {json}`) on stdout."""
+The `profile` command, run(args, progress): args {"model": path, "iters": 20, "warmup": 5,
+"use_cuda_graph": false, "nvtx": true, "attribution": "sequence", "mode": "profile" |
+"overhead_cupti" | "overhead_kineto", "rounds": 5} -> schemas.ProfileResult or
+schemas.OverheadResult. Core starts a one-shot worker for it with the tracer injected
+(core/trace/profile_runner.cpp). The model stays a path: see docs/WORKER_PROTOCOL.md."""
 
 import ctypes
-import json
 import operator
 import os
-import sys
 import time
+
+from . import schemas
+from .protocol import BAD_REQUEST, WorkerFailure, require
 
 _lib = None
 
@@ -147,7 +147,7 @@ def sequence_stats(lib):
     return {"length": out[0], "matched": out[1], "resynced": out[2], "unmatched": out[3]}
 
 
-def profile(args, progress):
+def profile(args, progress) -> schemas.ProfileResult:
     global _push_fn, _pop_fn
     import torch
 
@@ -244,7 +244,7 @@ def _time_iters_marked(lib, fn, iters):
     return (time.perf_counter() - t0) / iters * 1e6
 
 
-def overhead(args, progress):
+def overhead(args, progress) -> schemas.OverheadResult:
     """Wall time per iteration, untraced against traced, interleaved in rounds in this process.
     overhead_cupti: the eager model with the tracer stopped, against what `profile` traces with
     the same attribution: the eager model itself after calibration ("sequence"), or the
@@ -312,27 +312,13 @@ def overhead(args, progress):
     return samples
 
 
-def main():
-    """Standalone entry: JSON args on stdin (or argv[1]), one NOVA_RESULT/NOVA_ERROR line out."""
-    import traceback
-
-    text = sys.argv[1] if len(sys.argv) > 1 else sys.stdin.read()
-    args = json.loads(text or "{}")
-    out = sys.stdout
-    sys.stdout = sys.stderr  # the model's prints go to the log, not the result line
-    progress = lambda message, fraction=None: print(f"nova_worker.profile: {message}", file=sys.stderr,
-                                                     flush=True)
-    try:
-        mode = args.get("mode", "profile")
-        result = profile(args, progress) if mode == "profile" else overhead(args, progress)
-        out.write("NOVA_RESULT " + json.dumps(result) + "\n")
-    except Exception as exc:
-        traceback.print_exc()
-        out.write("NOVA_ERROR " + json.dumps({"message": f"{type(exc).__name__}: {exc}"}) + "\n")
-        out.flush()
-        sys.exit(1)
-    out.flush()
+PROFILE_MODES = ("profile", "overhead_cupti", "overhead_kineto")
 
 
-if __name__ == "__main__":
-    main()
+def run(args, progress):
+    """The command's entry: a profile, or one of the overhead measurements."""
+    mode = args.get("mode", "profile")
+    if mode not in PROFILE_MODES:
+        raise WorkerFailure(BAD_REQUEST, f"unknown profile mode {mode!r} ({', '.join(PROFILE_MODES)})")
+    require(args, "model", str)
+    return profile(args, progress) if mode == "profile" else overhead(args, progress)

@@ -9,25 +9,17 @@ Two forms are accepted:
 An Instance holds one draw of inputs and calls the reference or a candidate on them.
 """
 
-import importlib.util
 import inspect
 import os
-import sys
 
 import torch
+
+from .loader import import_user_module
+from .protocol import WorkerFailure
 
 # torch.export's prefixes for parameters, buffers and lifted constants: these keep their shape
 # when the batch size changes.
 _PARAM_PREFIXES = ("p_", "b_", "c_")
-
-
-def _load_module(path):
-    name = "nova_problem_" + str(abs(hash(os.path.abspath(path))))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _fresh_like(t, shape):
@@ -104,16 +96,18 @@ class Instance:
 class Problem:
     """The reference a candidate must match, loaded from a file (see the module docstring)."""
 
-    def __init__(self, path, device="cuda"):
+    def __init__(self, path, device="cuda", name=None):
         self.path = os.path.abspath(path)
+        self.name = name or self.path  # how messages and results name it (core's path of the source)
         self.device = torch.device(device)
-        self.module = _load_module(self.path)
+        self.module = import_user_module(self.path, "nova_problem_", self.name)
         m = self.module
         if not hasattr(m, "get_inputs"):
-            raise ValueError(f"{path}: no get_inputs()")
+            raise WorkerFailure("user_error", f"{self.name}: no get_inputs()", file=self.name)
         self.form = "model" if hasattr(m, "Model") and hasattr(m, "get_init_inputs") else "group"
         if self.form == "group" and not hasattr(m, "module_fn"):
-            raise ValueError(f"{path}: neither module_fn (fusion group) nor Model/get_init_inputs")
+            raise WorkerFailure("user_error", f"{self.name}: neither module_fn (fusion group) nor "
+                                              "Model/get_init_inputs", file=self.name)
         self.fn = getattr(m, "module_fn", None)
         self.input_names = []
         if self.form == "group":

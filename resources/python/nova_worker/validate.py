@@ -6,17 +6,17 @@ reference outputs are kept alive, inputs are checked unchanged after every candi
 output is snapshotted on the candidate's stream the moment the call returns (work left running on
 another stream changes it afterwards), both candidate runs must agree, and errors are measured
 against eager and against a float64 reference. A second batch size is tried where the model
-allows it. Entry points: validate(args, progress) for the worker's dispatch table, and
-`python -m nova_worker.validate ARGS.json`.
+allows it. The `validate` command: validate(args, progress) -> schemas.ValidationResult.
 """
 
 import math
-import sys
 import time
 
 import torch
 
 from . import candidates
+from .phases import Phases
+from . import schemas
 from .env_record import environment
 
 TOLERANCES = {"float32": 1e-4, "float32_strict": 1e-5, "float16": 1e-2, "bfloat16": 1e-2, "float64": 1e-7}
@@ -40,7 +40,7 @@ def tolerance_for(dtype, strict):
     return TOLERANCES.get(name, 1e-4)
 
 
-def compare(got, want, tol):
+def compare(got, want, tol) -> schemas.Comparison:
     """Max abs/rel error of got against want, and whether every element is within
     atol + rtol*|want| (atol = rtol = tol). Non-finite values must match the reference's."""
     res = {"shape_ok": tuple(got.shape) == tuple(want.shape), "dtype": str(got.dtype).replace("torch.", "")}
@@ -145,8 +145,8 @@ def _worst(a, b):
     return a if fa >= fb else b
 
 
-def validate(args, progress):
-    phases = candidates.Phases()
+def validate(args, progress) -> schemas.ValidationResult:
+    phases = Phases()
     device = torch.device(args.get("device", "cuda"))
     if device.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("no CUDA device is available to this worker")
@@ -167,7 +167,7 @@ def validate(args, progress):
     progress("loading the candidate" + (" (building the extension with nvcc)" if args.get("extension") else ""), 0.05)
     cand = candidates.load(args, device)
     phases.mark("load_candidate")
-    result = {"candidate": label, "path": cand.path_kind, "load_s": cand.load_s, "reference": problem.path,
+    result = {"candidate": label, "path": cand.path_kind, "load_s": cand.load_s, "reference": problem.name,
               "reference_form": problem.form, "trials": [], "checks": [], "flags": [], "warnings": [],
               "passed": False}
 
@@ -300,6 +300,3 @@ def validate(args, progress):
     progress("validated" if all_ok else "failed", 1.0)
     return result
 
-
-if __name__ == "__main__":
-    sys.exit(candidates.run_standalone(validate, sys.argv))

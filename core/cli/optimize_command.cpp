@@ -1,0 +1,195 @@
+// `nova optimize MODEL.py [MODEL.py ...] [--project DIR] [--gpus all|N] ...`: the whole workflow on every
+// fusion group (core/session/optimization_run.h): intake, the builtin generator (primaries and
+// alternatives), validation side by side, benchmarks one at a time alone on a GPU, the selection
+// policy; progress on stderr, then the table of every version, what each group ships and the whole
+// model's figures. With several models, each has its own project and the figures over all their
+// groups close the output.
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "core/cli/cli_app.h"
+#include "core/cli/cli_error.h"
+#include "core/cli/selection_table.h"
+#include "core/cli/session_cli.h"
+#include "core/doctor/doctor_report.h"
+#include "core/select/selection_policy.h"
+#include "core/session/optimization_run.h"
+
+namespace nova {
+namespace {
+
+struct OptimizeFlags {
+  std::vector<std::string> models;
+  std::string project;
+  std::string gpus = "1", graph, out, mode = "all", l2_flush = "clean";
+  int trials = 5, validations = 4, budget_s = 300;
+  bool fresh = false, remeasure = false, no_alternatives = false, gemm_tf32x3 = false, no_copy_reference = false;
+};
+
+std::vector<std::string> modes_for(const std::string& mode) {
+  if (mode == "all") return {"cold", "warm", "graph"};
+  if (mode == "cold" || mode == "warm" || mode == "graph") return {mode};
+  throw CliError(fmt::format("--mode {}: expected cold, warm, graph or all", mode), 2);
+}
+
+// Prints each running job's progress messages to stderr as they change (the worker's phases of a long
+// intake, each group the generator writes), at most one line a second per job.
+JobQueue::Listener progress_printer() {
+  struct Seen {
+    std::mutex mutex;
+    std::map<int, std::pair<std::string, std::chrono::steady_clock::time_point>> last;
+  };
+  auto seen = std::make_shared<Seen>();
+  return [seen](const JobInfo& info) {
+    if (info.state != JobState::Running || info.message.empty()) return;
+    std::lock_guard lock(seen->mutex);
+    auto now = std::chrono::steady_clock::now();
+    auto& [message, at] = seen->last[info.id];
+    if (message == info.message || now - at < std::chrono::seconds(1)) return;
+    message = info.message;
+    at = now;
+    std::cerr << fmt::format("  {} [{:3.0f}%, {:.0f} s] {}\n", info.title, 100 * info.progress, info.elapsed_s,
+                             info.message);
+  };
+}
+
+void run(const OptimizeFlags& f) {
+  if (f.l2_flush != "clean" && f.l2_flush != "dirty")
+    throw CliError(fmt::format("--l2-flush {}: expected clean or dirty", f.l2_flush), 2);
+  OptimizationOptions o;
+  o.evaluate.modes = modes_for(f.mode);
+  o.evaluate.trials = f.trials;
+  o.evaluate.l2_flush = f.l2_flush;
+  o.evaluate.copy_reference = !f.no_copy_reference;
+  o.evaluate.gpu_budget = std::chrono::seconds(f.budget_s);
+  o.generate.alternatives = !f.no_alternatives;
+  o.generate.gemm_tf32x3 = f.gemm_tf32x3;
+  o.fresh_intake = f.fresh;
+  o.remeasure = f.remeasure;
+  if (!f.graph.empty()) {
+    std::ifstream in(f.graph);
+    if (!in) throw CliError("cannot read " + f.graph, 2);
+    auto j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) throw CliError(f.graph + " is not JSON", 2);
+    try {
+      o.graph = j.get<ModelGraph>();
+    } catch (const std::exception& e) {
+      throw CliError(fmt::format("{} is not a model graph: {}", f.graph, e.what()), 2);
+    }
+  }
+  DoctorReport gpu;
+  probe_cuda_driver(gpu);
+  const int available = static_cast<int>(gpu.gpus.size());
+  SessionOptions s;
+  if (f.gpus == "all") {
+    s.gpus = std::max(1, available);
+  } else {
+    try {
+      s.gpus = std::stoi(f.gpus);
+    } catch (const std::exception&) {
+      throw CliError(fmt::format("--gpus {}: expected all or a number", f.gpus), 2);
+    }
+    if (s.gpus < 1) throw CliError("--gpus: at least 1", 2);
+    if (available > 0 && s.gpus > available)
+      throw CliError(fmt::format("--gpus {}: this machine has {} GPU(s)", s.gpus, available), 2);
+  }
+  s.validations_per_device = std::max(1, f.validations);
+  o.needs_gpu = gpu.has_gpu();
+  if (f.models.size() > 1 && !f.out.empty() && f.out.find("{}") == std::string::npos)
+    throw CliError("--out with several models needs {} in the name (replaced by each model's name)", 2);
+  std::vector<GroupSelection> all_groups;
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& model : f.models) {
+    SessionCli cli;
+    const std::string name = std::filesystem::path(model).stem().string();
+    // With several models, --project names the folder that holds one project per model.
+    std::string project = f.project.empty() || f.models.size() == 1 ? f.project : (std::filesystem::path(f.project) / name).string();
+    auto session = cli.open(model, project, s);
+    std::cerr << fmt::format("== {}: project {}\n", model, session->project_dir().string());
+    session->set_listener(progress_printer());
+    OptimizationRun run(*session, o, [](const std::string& line) { std::cerr << line << "\n"; });
+    OptimizationReport report;
+    try {
+      report = run.run();
+    } catch (const std::runtime_error& e) {
+      if (f.models.size() == 1) throw CliError(e.what(), 1);
+      std::cout << fmt::format("== {}: not optimized: {}\n\n", model, e.what());
+      failures.push_back(fmt::format("{}: {}", model, e.what()));
+      continue;
+    }
+    std::cout << fmt::format("== {}\n", model)
+              << SelectionTable::format(std::filesystem::path(model).filename().string(), report.evidence,
+                                        report.selection);
+    std::cout << fmt::format("{} version(s) validated ({} passed), {} benchmarked, in {:.1f} s; fp32 with TF32 off "
+                             "on both sides unless the model sets otherwise\n",
+                             report.evaluated, report.passed, report.benchmarked, report.seconds);
+    for (const auto& failure : report.failures) std::cout << "failed: " << failure << "\n";
+    std::cout << "\n";
+    all_groups.insert(all_groups.end(), report.selection.groups.begin(), report.selection.groups.end());
+    if (!f.out.empty()) {
+      std::string path = f.out;
+      if (auto pos = path.find("{}"); pos != std::string::npos) path.replace(pos, 2, name);
+      nlohmann::json j = {{"model", model},
+                          {"project", session->project_dir().string()},
+                          {"selection", report.selection},
+                          {"failures", report.failures},
+                          {"warnings", report.warnings},
+                          {"seconds", report.seconds}};
+      std::ofstream out(path);
+      out << j.dump(2) << "\n";
+      if (!out) throw CliError("cannot write " + path);
+    }
+  }
+  if (f.models.size() > 1) {
+    // Each group's Amdahl weight is a share of its own model: the set's figures are the means alone.
+    for (auto& g : all_groups) g.gpu_share.reset(), g.eager_cold_us.reset();
+    ModelFigures set = SelectionPolicy::model_figures(all_groups);
+    std::string text = SelectionTable::format_model(set);
+    text = text.substr(0, text.find("whole model vs eager"));
+    std::cout << fmt::format("== all {} models, over their {} groups\n{}", f.models.size(), set.groups, text);
+    if (!failures.empty()) throw CliError(fmt::format("{} model(s) not optimized", failures.size()), 1);
+  }
+  if (!o.needs_gpu)
+    throw CliError(
+        fmt::format("no CUDA GPU here ({}): the graphs and the generated kernels are stored in the project; "
+                    "validation and benchmarks need a GPU, so run this again on a machine with one",
+                    gpu.driver_error.empty() ? "the driver lists no device" : gpu.driver_error),
+        3);
+}
+
+}  // namespace
+
+void add_optimize_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "optimize",
+      "the whole workflow on every fusion group: intake, builtin generator, validation side by side, "
+      "benchmarks alone on a GPU, and which version each group ships");
+  auto f = std::make_shared<OptimizeFlags>();
+  cmd->add_option("model", f->models, "the model file(s) (KernelBench or functional form)")->required();
+  cmd->add_option("--project", f->project,
+                  "the project folder (default: the studio's project for the model, under "
+                  "~/.local/share/nova/projects); with several models, the folder of their projects");
+  cmd->add_option("--gpus", f->gpus, "GPUs to use: all, or a number (default 1); one worker lane each");
+  cmd->add_option("--graph", f->graph, "use this graph JSON (from `nova intake --json`) instead of intake");
+  cmd->add_flag("--fresh", f->fresh, "capture the graph again even if the model file is unchanged");
+  cmd->add_flag("--remeasure", f->remeasure, "evaluate versions that already have results again");
+  cmd->add_option("--trials", f->trials, "validation trials, each with fresh inputs (default 5)");
+  cmd->add_option("--validations", f->validations, "validations side by side on one GPU (default 4)");
+  cmd->add_option("--mode", f->mode, "benchmark modes: cold, warm, graph or all (default all); wall always");
+  cmd->add_option("--l2-flush", f->l2_flush, "cold mode's L2 flush: clean (default) or dirty (docs/VERIFY.md)");
+  cmd->add_flag("--no-copy-reference", f->no_copy_reference,
+                "do not time a copy of each group's bytes alongside (the memory floor)");
+  cmd->add_option("--budget", f->budget_s, "seconds each validation or benchmark may take (default 300)");
+  cmd->add_flag("--no-alternatives", f->no_alternatives, "generate only each group's primary candidate");
+  cmd->add_flag("--gemm-tf32x3", f->gemm_tf32x3, "make the tensor-core GEMM (3xTF32) the primary of fp32 linear layers");
+  cmd->add_option("--out", f->out,
+                  "also write the selection as JSON to this file ({} in the name: the model's name)");
+  cmd->callback([f] { run(*f); });
+}
+
+}  // namespace nova

@@ -1,0 +1,215 @@
+#include "core/select/selection_policy.h"
+
+#include <cmath>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace nova {
+namespace {
+using nlohmann::json;
+
+const std::vector<RatioKey> kKeys{{"cold", "eager"}, {"cold", "compile"}, {"wall", "eager"}, {"wall", "compile"}};
+
+std::optional<double> speedup(const BenchmarkResult& b, const RatioKey& key) {
+  for (const auto& s : b.speedups)
+    if (s.mode == key.first && s.baseline == key.second) return s.value;
+  return std::nullopt;
+}
+
+std::optional<double> median(const BenchmarkResult& b, const std::string& variant, const std::string& mode) {
+  const Measurement* m = b.find(variant, mode);
+  if (!m || m->summary.n == 0 || m->summary.median <= 0) return std::nullopt;
+  return m->summary.median;
+}
+
+bool passed(const VersionEvidence& v) { return v.validation && v.validation->passed; }
+
+}  // namespace
+
+std::string to_string(GroupOutcome outcome) {
+  switch (outcome) {
+    case GroupOutcome::ships:
+      return "ships";
+    case GroupOutcome::tie:
+      return "tie";
+    case GroupOutcome::slower:
+      return "slower";
+    case GroupOutcome::failed:
+      return "failed";
+    case GroupOutcome::not_generated:
+      return "not generated";
+    case GroupOutcome::unmeasured:
+      return "unmeasured";
+  }
+  return "unmeasured";
+}
+
+GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
+  GroupSelection s;
+  s.group_id = group.group_id;
+  s.kind = group.kind;
+  s.gpu_share = group.gpu_share;
+  const VersionEvidence* best = nullptr;
+  std::tuple<double, double> best_score{0, 0};
+  bool any_generated = false, any_validated = false, any_passed = false, any_tie = false, any_slower = false;
+  std::string last_reason;
+  for (const auto& v : group.versions) {
+    if (v.generator_declined) {
+      last_reason = "the generator declined: " + *v.generator_declined;
+      continue;
+    }
+    any_generated = true;
+    if (v.benchmark) {
+      // Eager's own figures come from any run of the group: the weight and eager vs torch.compile.
+      if (!s.eager_cold_us) s.eager_cold_us = median(*v.benchmark, "eager", "cold");
+      for (const std::string mode : {"cold", "wall"}) {
+        auto e = median(*v.benchmark, "eager", mode), c = median(*v.benchmark, "compile", mode);
+        if (e && c && !s.counted.contains({mode, "compile"})) s.counted[{mode, "compile"}] = *c / *e;
+      }
+    }
+    any_validated = any_validated || v.validation.has_value();
+    if (!passed(v)) continue;
+    any_passed = true;
+    if (!v.benchmark) continue;
+    const BenchmarkVerdict& verdict = v.benchmark->verdict;
+    if (verdict.kind == VerdictKind::tie) any_tie = true;
+    if (verdict.kind == VerdictKind::declined) any_slower = true;
+    if (!verdict.ships()) {
+      last_reason = verdict.sentence;
+      continue;
+    }
+    std::tuple<double, double> score{verdict.cold_vs_eager.value_or(0), verdict.wall_vs_eager.value_or(0)};
+    if (!best || score > best_score) {
+      best = &v;
+      best_score = score;
+    }
+  }
+  if (best) {
+    s.outcome = GroupOutcome::ships;
+    s.chosen = best->version_id;
+    s.cold_interval = best->benchmark->verdict.cold_interval;
+    s.wall_interval = best->benchmark->verdict.wall_interval;
+    s.counted.clear();
+    for (const auto& key : kKeys)
+      if (auto value = speedup(*best->benchmark, key)) s.counted[key] = *value;
+    s.reason = fmt::format("v{} ({}) ships: {}", best->version_id, best->rule, best->benchmark->verdict.sentence);
+    return s;
+  }
+  // Eager is kept: 1.0 against eager; against torch.compile, eager's own ratio (1.0 where unmeasured).
+  s.counted[{"cold", "eager"}] = 1.0;
+  s.counted[{"wall", "eager"}] = 1.0;
+  for (const std::string mode : {"cold", "wall"})
+    if (!s.counted.contains({mode, "compile"})) s.counted[{mode, "compile"}] = 1.0;
+  if (!any_generated) {
+    s.outcome = GroupOutcome::not_generated;
+    s.reason = last_reason.empty() ? "no version of this group exists" : last_reason;
+  } else if (!any_validated) {
+    s.outcome = GroupOutcome::unmeasured;
+    s.reason = "not validated yet (validation and benchmarks need a GPU); eager is kept until then";
+  } else if (!any_passed) {
+    s.outcome = GroupOutcome::failed;
+    s.reason = "no version passed validation; eager is kept";
+  } else if (any_tie) {
+    s.outcome = GroupOutcome::tie;
+    s.reason = last_reason;
+  } else if (any_slower) {
+    s.outcome = GroupOutcome::slower;
+    s.reason = last_reason;
+  } else {
+    s.outcome = GroupOutcome::unmeasured;
+    s.reason = "passed validation but not benchmarked against eager (cold and wall); eager is kept";
+  }
+  return s;
+}
+
+ModelFigures SelectionPolicy::model_figures(std::vector<GroupSelection>& groups) {
+  ModelFigures m;
+  m.groups = static_cast<int>(groups.size());
+  for (const auto& key : kKeys) {
+    double log_sum = 0;
+    int n = 0;
+    for (const auto& g : groups)
+      if (auto it = g.counted.find(key); it != g.counted.end() && it->second > 0) {
+        log_sum += std::log(it->second);
+        ++n;
+      }
+    if (n > 0) m.geomean[key] = std::exp(log_sum / n);
+  }
+  for (const auto& g : groups) {
+    m.shipped += g.outcome == GroupOutcome::ships;
+    m.measured += g.eager_cold_us.has_value() || g.outcome == GroupOutcome::ships;
+    for (const std::string mode : {"cold", "wall"})
+      if (auto it = g.counted.find({mode, "eager"}); it != g.counted.end()) {
+        auto [slot, fresh] = m.slowest_vs_eager.try_emplace(mode, it->second);
+        if (!fresh) slot->second = std::min(slot->second, it->second);
+      }
+  }
+  // Amdahl: the shares from a profile where every group has one; else each group's eager cold time
+  // over the sum of those times (groups without a benchmark carry no weight and are left out).
+  bool from_profile = !groups.empty();
+  for (const auto& g : groups) from_profile = from_profile && g.gpu_share.has_value();
+  double total_eager = 0;
+  if (!from_profile)
+    for (const auto& g : groups) total_eager += g.eager_cold_us.value_or(0);
+  double covered = 0, new_time = 0;
+  for (auto& g : groups) {
+    std::optional<double> share =
+        from_profile ? g.gpu_share
+                     : (total_eager > 0 && g.eager_cold_us ? std::optional(*g.eager_cold_us / total_eager) : std::nullopt);
+    if (!from_profile) g.gpu_share = share;
+    if (!share) continue;
+    double s = g.counted.at({"cold", "eager"});
+    covered += *share;
+    new_time += *share / s;
+  }
+  if (covered > 0) {
+    m.shares_from = from_profile ? "profile" : "eager group times";
+    m.covered_share = covered;
+    m.amdahl_vs_eager = 1.0 / (new_time + std::max(0.0, 1.0 - covered));
+  }
+  return m;
+}
+
+Selection SelectionPolicy::select(const std::vector<GroupEvidence>& groups) {
+  Selection s;
+  for (const auto& g : groups) s.groups.push_back(select_group(g));
+  s.model = model_figures(s.groups);
+  return s;
+}
+
+namespace {
+json ratios(const std::map<RatioKey, double>& values) {
+  json j = json::object();
+  for (const auto& [key, value] : values) j[key.first + "_vs_" + key.second] = value;
+  return j;
+}
+}  // namespace
+
+void to_json(json& j, const GroupSelection& g) {
+  j = {{"group", g.group_id},
+       {"kind", g.kind},
+       {"outcome", to_string(g.outcome)},
+       {"chosen_version", g.chosen ? json(*g.chosen) : json(nullptr)},
+       {"reason", g.reason},
+       {"counted", ratios(g.counted)},
+       {"cold_interval", g.cold_interval ? json(*g.cold_interval) : json(nullptr)},
+       {"wall_interval", g.wall_interval ? json(*g.wall_interval) : json(nullptr)},
+       {"eager_cold_us", g.eager_cold_us ? json(*g.eager_cold_us) : json(nullptr)},
+       {"gpu_share", g.gpu_share ? json(*g.gpu_share) : json(nullptr)}};
+}
+
+void to_json(json& j, const ModelFigures& m) {
+  j = {{"groups", m.groups},
+       {"shipped", m.shipped},
+       {"measured", m.measured},
+       {"geomean", ratios(m.geomean)},
+       {"slowest_vs_eager", m.slowest_vs_eager},
+       {"amdahl_vs_eager", m.amdahl_vs_eager ? json(*m.amdahl_vs_eager) : json(nullptr)},
+       {"shares_from", m.shares_from},
+       {"covered_share", m.covered_share}};
+}
+
+void to_json(json& j, const Selection& s) { j = {{"groups", s.groups}, {"model", s.model}}; }
+
+}  // namespace nova

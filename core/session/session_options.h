@@ -1,0 +1,46 @@
+#pragma once
+// What a ProjectSession is opened with, and the options of the jobs it runs (generate, evaluate).
+// Plain values, filled from the CLI's flags or the studio's settings.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace nova {
+
+struct SessionOptions {
+  std::filesystem::path model;    // the client's model file
+  std::filesystem::path project;  // the project folder; empty: the model's own (project_folder_for)
+  std::string python;             // the workers' interpreter; empty: Settings
+  int gpus = 1;                   // GPU lanes, devices 0..gpus-1 (CUDA_VISIBLE_DEVICES per worker)
+  int validations_per_device = 4; // validations side by side on one device
+  int cpu_threads = 2;            // builds (NVRTC, nvcc) in parallel
+  bool keep_standby = false;      // keep a worker started ahead (long-lived owners: the studio)
+};
+
+struct GenerateOptions {
+  std::string arch;               // empty: the first GPU's, else sm_90
+  int sm_count = 0;               // 0: the first GPU's, else 132
+  bool gemm_tf32x3 = false;       // the tensor-core GEMM as the primary of fp32 linear layers
+  bool alternatives = true;       // write each group's alternatives too
+  bool regenerate = false;        // generate every group again (else only missing or outdated groups)
+  std::vector<int> groups;        // empty: every group of the graph
+};
+
+// How a version is evaluated: validation, then (if it passed) the benchmark.
+struct EvaluateOptions {
+  enum class Steps { validate_and_bench, validate, bench };
+  Steps steps = Steps::validate_and_bench;
+  int trials = 5;
+  int seed = 1234;
+  bool second_shape = true;
+  std::vector<std::string> modes{"cold", "warm", "graph"};
+  std::vector<std::string> baselines{"eager", "compile"};
+  bool copy_reference = true;
+  std::string l2_flush = "clean";
+  std::string arch;  // empty: the first GPU's
+  std::chrono::milliseconds build_budget{std::chrono::minutes(10)};
+  std::chrono::milliseconds gpu_budget{std::chrono::minutes(5)};
+};
+
+}  // namespace nova

@@ -1,0 +1,175 @@
+// The selection policy (core/select) on benchmarks recorded on the H200 (tests/fixtures/bench): which
+// version ships per group (the fastest that passed and is faster than eager beyond the noise), what a
+// group that keeps eager counts, the geometric means and Amdahl's estimate of the whole model.
+#include "core/select/selection_policy.h"
+
+#include <cmath>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+
+BenchmarkResult recorded(const std::string& name) {
+  std::ifstream in(test::fixtures_dir() / "bench" / (name + ".h200.json"));
+  EXPECT_TRUE(in) << "missing fixture " << name;
+  return nlohmann::json::parse(in).get<BenchmarkResult>();
+}
+
+ValidationResult validation(bool passed) {
+  ValidationResult v;
+  v.passed = passed;
+  v.verdict = passed ? "passed 5 trials" : "failed: trial 0: max abs error 3e-3 above 1e-4";
+  return v;
+}
+
+VersionEvidence version(std::int64_t id, const std::string& rule, bool passed,
+                        std::optional<BenchmarkResult> bench = std::nullopt) {
+  VersionEvidence v;
+  v.version_id = id;
+  v.rule = rule;
+  v.validation = validation(passed);
+  v.benchmark = std::move(bench);
+  return v;
+}
+
+double speedup(const BenchmarkResult& b, const std::string& mode, const std::string& base) {
+  for (const auto& s : b.speedups)
+    if (s.mode == mode && s.baseline == base) return s.value;
+  ADD_FAILURE() << "no speedup " << mode << " " << base;
+  return 0;
+}
+
+double median(const BenchmarkResult& b, const std::string& variant, const std::string& mode) {
+  return b.find(variant, mode)->summary.median;
+}
+
+TEST(SelectionPolicy, ShipsTheFastestVersionThatPassedAndWins) {
+  BenchmarkResult seed = recorded("matmul_scaling_residual_add_g0");       // 2.03x cold, 4.19x wall
+  BenchmarkResult no_lead = recorded("matmul_scaling_residual_add_g0.no_lead");  // 10.06x cold (launch gaps)
+  GroupEvidence g;
+  g.group_id = 0;
+  g.kind = "gemm+epilogue";
+  g.versions.push_back(version(1, "gemm_tiled", true, seed));
+  // Faster on paper, but it failed validation: never chosen.
+  g.versions.push_back(version(2, "gemm_tiled", false, no_lead));
+  GroupSelection s = SelectionPolicy::select_group(g);
+  EXPECT_EQ(s.outcome, GroupOutcome::ships);
+  ASSERT_TRUE(s.chosen);
+  EXPECT_EQ(*s.chosen, 1);
+  EXPECT_DOUBLE_EQ(s.counted.at({"cold", "eager"}), speedup(seed, "cold", "eager"));
+  EXPECT_DOUBLE_EQ(s.counted.at({"wall", "compile"}), speedup(seed, "wall", "compile"));
+  ASSERT_TRUE(s.cold_interval);
+  EXPECT_TRUE(s.cold_interval->above_one());
+
+  // Both passed: the one with the larger cold speedup ships.
+  g.versions[1].validation = validation(true);
+  s = SelectionPolicy::select_group(g);
+  ASSERT_TRUE(s.chosen);
+  EXPECT_EQ(no_lead.verdict.kind, VerdictKind::ships);
+  EXPECT_EQ(*s.chosen, 2);
+}
+
+TEST(SelectionPolicy, AGroupWhoseVersionsAreSlowerKeepsEagerAndCountsEagersRatioToCompile) {
+  BenchmarkResult tiny = recorded("tiny_transformer_block_g3");  // 1.007x cold, 0.82x wall
+  GroupEvidence g;
+  g.group_id = 3;
+  g.versions.push_back(version(7, "row_softmax", true, tiny));
+  GroupSelection s = SelectionPolicy::select_group(g);
+  EXPECT_EQ(s.outcome, GroupOutcome::slower);
+  EXPECT_FALSE(s.chosen);
+  EXPECT_DOUBLE_EQ(s.counted.at({"cold", "eager"}), 1.0);
+  EXPECT_DOUBLE_EQ(s.counted.at({"wall", "eager"}), 1.0);
+  // Against torch.compile, the group runs eager: eager's own ratio, measured in the same run.
+  EXPECT_DOUBLE_EQ(s.counted.at({"cold", "compile"}), median(tiny, "compile", "cold") / median(tiny, "eager", "cold"));
+  EXPECT_NE(s.reason.find("declined"), std::string::npos) << s.reason;
+  EXPECT_DOUBLE_EQ(*s.eager_cold_us, median(tiny, "eager", "cold"));
+}
+
+TEST(SelectionPolicy, DeclinedFailedAndUnmeasuredGroupsSayWhy) {
+  GroupEvidence declined;
+  declined.group_id = 4;
+  VersionEvidence none;
+  none.generator_declined = "eager's cuBLAS call is already the best form";
+  declined.versions.push_back(none);
+  GroupSelection d = SelectionPolicy::select_group(declined);
+  EXPECT_EQ(d.outcome, GroupOutcome::not_generated);
+  EXPECT_NE(d.reason.find("cuBLAS"), std::string::npos);
+  EXPECT_DOUBLE_EQ(d.counted.at({"cold", "compile"}), 1.0);  // never benchmarked
+
+  GroupEvidence failed;
+  failed.versions.push_back(version(9, "pointwise", false));
+  EXPECT_EQ(SelectionPolicy::select_group(failed).outcome, GroupOutcome::failed);
+
+  GroupEvidence unmeasured;
+  unmeasured.versions.push_back(version(10, "pointwise", true));
+  EXPECT_EQ(SelectionPolicy::select_group(unmeasured).outcome, GroupOutcome::unmeasured);
+
+  // Generated on a machine without a GPU: nothing validated is not a failure.
+  GroupEvidence fresh;
+  VersionEvidence generated;
+  generated.version_id = 11;
+  fresh.versions.push_back(generated);
+  GroupSelection f = SelectionPolicy::select_group(fresh);
+  EXPECT_EQ(f.outcome, GroupOutcome::unmeasured);
+  EXPECT_NE(f.reason.find("not validated yet"), std::string::npos) << f.reason;
+  std::vector<GroupSelection> unvalidated{f};
+  EXPECT_EQ(SelectionPolicy::model_figures(unvalidated).measured, 0);
+}
+
+TEST(SelectionPolicy, ModelFiguresAreGeometricMeansAndAmdahlWeighsByEagerTime) {
+  BenchmarkResult conv = recorded("conv2d_min_add_multiply_g0");
+  BenchmarkResult tiny = recorded("tiny_transformer_block_g3");
+  std::vector<GroupEvidence> groups(2);
+  groups[0].group_id = 0;
+  groups[0].versions.push_back(version(1, "conv2d_direct", true, conv));
+  groups[1].group_id = 1;
+  groups[1].versions.push_back(version(2, "row_softmax", true, tiny));
+  Selection s = SelectionPolicy::select(groups);
+  EXPECT_EQ(s.model.groups, 2);
+  EXPECT_EQ(s.model.shipped, 1);
+  const double conv_cold = speedup(conv, "cold", "eager");
+  EXPECT_NEAR(s.model.geomean.at({"cold", "eager"}), std::sqrt(conv_cold * 1.0), 1e-12);
+  EXPECT_DOUBLE_EQ(s.model.slowest_vs_eager.at("cold"), 1.0);
+  // Amdahl without a profile: each group weighs its eager cold time.
+  const double e0 = median(conv, "eager", "cold"), e1 = median(tiny, "eager", "cold");
+  const double f0 = e0 / (e0 + e1), f1 = e1 / (e0 + e1);
+  ASSERT_TRUE(s.model.amdahl_vs_eager);
+  EXPECT_NEAR(*s.model.amdahl_vs_eager, 1.0 / (f0 / conv_cold + f1 / 1.0), 1e-12);
+  EXPECT_EQ(s.model.shares_from, "eager group times");
+  EXPECT_NEAR(*s.groups[0].gpu_share, f0, 1e-12);
+
+  // With a profile's shares covering 80% of the model's GPU time, the rest runs as before.
+  groups[0].gpu_share = 0.5;
+  groups[1].gpu_share = 0.3;
+  s = SelectionPolicy::select(groups);
+  EXPECT_EQ(s.model.shares_from, "profile");
+  EXPECT_NEAR(s.model.covered_share, 0.8, 1e-12);
+  EXPECT_NEAR(*s.model.amdahl_vs_eager, 1.0 / (0.5 / conv_cold + 0.3 + 0.2), 1e-12);
+}
+
+TEST(SelectionPolicy, ATieIsNotAWin) {
+  // The same recording with the candidate's samples replaced by eager's own: a ratio of exactly 1
+  // in every resample, neither faster nor slower. Eager is kept.
+  nlohmann::json j = nlohmann::json(recorded("conv2d_min_add_multiply_g0"));
+  for (auto& m : j["measurements"])
+    if (m["variant"] == "candidate")
+      for (const auto& e : j["measurements"])
+        if (e["variant"] == "eager" && e["mode"] == m["mode"]) m["samples"] = e["samples"];
+  BenchmarkResult tie = j.get<BenchmarkResult>();
+  EXPECT_EQ(tie.verdict.kind, VerdictKind::tie);
+  EXPECT_TRUE(tie.verdict.keeps_eager());
+  EXPECT_NE(tie.verdict.sentence.find("a tie is not a win"), std::string::npos) << tie.verdict.sentence;
+  GroupEvidence g;
+  g.versions.push_back(version(1, "conv2d_direct", true, tie));
+  GroupSelection s = SelectionPolicy::select_group(g);
+  EXPECT_EQ(s.outcome, GroupOutcome::tie);
+  EXPECT_FALSE(s.chosen);
+  EXPECT_DOUBLE_EQ(s.counted.at({"cold", "eager"}), 1.0);
+}
+
+}  // namespace
+}  // namespace nova

@@ -1,0 +1,68 @@
+"""fusion.partition: which captured nodes one kernel could replace, and each group's boundary."""
+
+import pytest
+
+pytest.importorskip("torch")
+from nova_worker.fusion import partition  # noqa: E402
+
+
+class Node:
+    """The two things partition reads of a captured node (capture.IRNode)."""
+
+    def __init__(self, out, inputs):
+        self.out_names = [out]
+        self._inputs = inputs
+
+    def input_names(self):
+        return list(self._inputs)
+
+
+def groups_of(spec, outputs):
+    nodes = [Node(out, inputs) for out, inputs, _ in spec]
+    return partition(nodes, [cls for _, _, cls in spec], set(outputs))
+
+
+def test_a_convolution_takes_its_elementwise_epilogue():
+    groups = groups_of([("conv", ["x", "w"], "convolution"),
+                        ("add", ["conv", "bias"], "elementwise"),
+                        ("relu", ["add"], "elementwise")], ["relu"])
+    assert len(groups) == 1
+    g = groups[0]
+    assert g.kind == "conv+epilogue" and g.anchor == 0 and g.members == [0, 1, 2]
+    assert g.inputs == ["x", "w", "bias"] and g.outputs == ["relu"]
+
+
+def test_a_second_anchor_starts_a_group_that_reads_the_first():
+    groups = groups_of([("mm", ["a", "b"], "matmul"),
+                        ("add", ["mm", "c"], "elementwise"),
+                        ("sm", ["add"], "reduction"),
+                        ("mul", ["sm", "d"], "elementwise")], ["mul"])
+    assert [(g.kind, g.members) for g in groups] == [("gemm+epilogue", [0, 1]), ("reduction", [2, 3])]
+    assert groups[0].outputs == ["add"]
+    assert groups[1].inputs == ["add", "d"] and groups[1].outputs == ["mul"]
+
+
+def test_an_elementwise_prologue_feeding_only_the_anchor_joins_it():
+    groups = groups_of([("scaled", ["x"], "elementwise"),
+                        ("mm", ["scaled", "w"], "matmul")], ["mm"])
+    assert len(groups) == 1
+    assert groups[0].kind == "gemm+epilogue" and groups[0].anchor == 1 and groups[0].members == [0, 1]
+
+
+def test_a_prologue_whose_value_is_also_a_graph_output_stays_apart():
+    groups = groups_of([("scaled", ["x"], "elementwise"),
+                        ("mm", ["scaled", "w"], "matmul")], ["mm", "scaled"])
+    assert [(g.kind, g.members) for g in groups] == [("elementwise", [0]), ("gemm+epilogue", [1])]
+
+
+def test_data_movement_of_a_graph_input_goes_with_its_consumer():
+    groups = groups_of([("v", ["x"], "data_movement"),
+                        ("add", ["v", "y"], "elementwise")], ["add"])
+    assert len(groups) == 1
+    assert groups[0].kind == "elementwise" and groups[0].members == [0, 1]
+    assert groups[0].inputs == ["x", "y"]
+
+
+def test_an_unconsumed_value_is_still_a_group_output():
+    groups = groups_of([("a", ["x"], "other")], [])
+    assert groups[0].kind == "other" and groups[0].outputs == ["a"]

@@ -1,0 +1,51 @@
+#include "ui/shell/stage_docks.h"
+
+#include <QDockWidget>
+#include <QMainWindow>
+
+#include "ui/shell/placeholder_panel.h"
+
+namespace nova::ui {
+
+StageDocks::StageDocks(QMainWindow* window) : QObject(window) {
+  struct Spec {
+    const char* key;
+    QString title, message;
+    Qt::DockWidgetArea area;
+  };
+  const Spec specs[] = {
+      {"hotops", tr("Hot ops"), tr("Profile the model to rank its ops by GPU time."),
+       Qt::RightDockWidgetArea},
+      {"editor", tr("Kernel editor"), tr("Generated CUDA kernels appear here for review and editing."),
+       Qt::RightDockWidgetArea},
+      {"timeline", tr("Timeline"), tr("A CUPTI timeline of the model's kernels appears after profiling."),
+       Qt::BottomDockWidgetArea},
+      {"jobs", tr("Jobs"), tr("Background work (intake, profiling, builds, validation) is listed here."),
+       Qt::BottomDockWidgetArea},
+      {"results", tr("Results"), tr("Validation and benchmark results of candidates appear here."),
+       Qt::RightDockWidgetArea},
+  };
+  QMap<Qt::DockWidgetArea, QDockWidget*> first;
+  for (const auto& s : specs) {
+    auto* panel = new PlaceholderPanel(s.title, s.message, window);
+    auto* dock = new QDockWidget(s.title, window);
+    dock->setObjectName(QString("dock_") + s.key);
+    dock->setWidget(panel);
+    window->addDockWidget(s.area, dock);
+    if (!first.contains(s.area))
+      first.insert(s.area, dock);
+    else
+      window->tabifyDockWidget(first.value(s.area), dock);
+    keys_ << s.key;
+    docks_.insert(s.key, dock);
+    panels_.insert(s.key, panel);
+  }
+}
+
+QList<QDockWidget*> StageDocks::all() const {
+  QList<QDockWidget*> out;
+  for (const auto& key : keys_) out << docks_.value(key);
+  return out;
+}
+
+}  // namespace nova::ui
