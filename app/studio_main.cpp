@@ -1,5 +1,6 @@
 // nova-studio: the desktop studio. `nova-studio [MODEL.py]` opens a model at start.
 #include <QApplication>
+#include "core/env/build_info.h"
 #include <QCommandLineParser>
 #include <QMessageBox>
 #include <QTimer>
@@ -11,7 +12,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   Q_INIT_RESOURCE(nova);  // resources/nova.qrc lives in the static nova_ui library
   QApplication::setApplicationName("Nova Studio");
-  QApplication::setApplicationVersion(NOVA_VERSION);
+  QApplication::setApplicationVersion(nova::build_info::version());
   QApplication::setWindowIcon(QIcon(":/nova/nova.svg"));
 
   QCommandLineParser parser;

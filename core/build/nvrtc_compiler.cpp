@@ -1,4 +1,5 @@
 #include "core/build/nvrtc_compiler.h"
+#include "core/env/build_info.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -63,7 +64,7 @@ NvrtcResult NvrtcCompiler::compile(const std::string& source, const std::string&
       "--std=c++17",
       "-default-device",
       "--include-path=" + kernels_dir().string(),
-      "--include-path=" + std::string(NOVA_CUDA_TOOLKIT_DIR) + "/include",
+      "--include-path=" + std::string(build_info::cuda_toolkit_dir()) + "/include",
   };
   options.insert(options.end(), extra_options.begin(), extra_options.end());
 

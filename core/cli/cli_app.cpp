@@ -1,4 +1,5 @@
 #include "core/cli/cli_app.h"
+#include "core/env/build_info.h"
 
 #include <iostream>
 
@@ -11,7 +12,7 @@ namespace nova {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"nova: the headless Nova Studio (intake, profiling, generation, validation, benchmarks, the whole workflow)"};
-  app.set_version_flag("--version", std::string("nova ") + NOVA_VERSION);
+  app.set_version_flag("--version", std::string("nova ") + build_info::version());
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "log debug messages to stderr");

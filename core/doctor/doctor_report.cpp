@@ -1,4 +1,5 @@
 #include "core/doctor/doctor_report.h"
+#include "core/env/build_info.h"
 
 #include <chrono>
 #include <fstream>
@@ -78,7 +79,7 @@ std::vector<int> nvrtc_supported_archs() {
 
 DoctorReport collect_doctor_report(const DoctorOptions& options) {
   DoctorReport r;
-  r.nova_version = NOVA_VERSION;
+  r.nova_version = build_info::version();
   r.os = os_pretty_name();
   utsname u{};
   if (uname(&u) == 0) r.kernel = fmt::format("{} {} {}", u.sysname, u.release, u.machine);

@@ -1,6 +1,7 @@
 // Loads libnova_torch_probe.so (built when CMake found LibTorch) and asks it for LibTorch's
 // version and CUDA devices. RTLD_LOCAL keeps torch's exported libstdc++ copies away from ours.
 #include <dlfcn.h>
+#include "core/env/build_info.h"
 #include <unistd.h>
 
 #include <filesystem>
@@ -23,7 +24,7 @@ std::filesystem::path executable_dir() {
 void probe_libtorch(DoctorReport& report) {
   std::vector<std::filesystem::path> candidates = {
       executable_dir() / ".." / "lib" / "libnova_torch_probe.so",
-      std::filesystem::path(NOVA_PLUGIN_DIR) / "libnova_torch_probe.so"};
+      std::filesystem::path(build_info::plugin_dir()) / "libnova_torch_probe.so"};
   void* lib = nullptr;
   std::string errors;
   for (const auto& c : candidates) {

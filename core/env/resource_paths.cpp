@@ -1,4 +1,5 @@
 #include "core/env/resource_paths.h"
+#include "core/env/build_info.h"
 
 #include <cstdlib>
 
@@ -7,7 +8,7 @@ namespace fs = std::filesystem;
 
 fs::path resources_dir() {
   if (const char* p = std::getenv("NOVA_RESOURCES"); p && *p) return p;
-  return fs::path(NOVA_SOURCE_DIR) / "resources";
+  return fs::path(build_info::source_dir()) / "resources";
 }
 
 fs::path python_package_dir() { return resources_dir() / "python"; }
@@ -15,7 +16,7 @@ fs::path examples_dir() { return resources_dir() / "examples"; }
 
 fs::path kernels_dir() {
   if (const char* p = std::getenv("NOVA_KERNELS"); p && *p) return p;
-  return fs::path(NOVA_SOURCE_DIR) / "kernels";
+  return fs::path(build_info::source_dir()) / "kernels";
 }
 
 fs::path default_venv() {

@@ -1,4 +1,5 @@
 #include "core/env/settings.h"
+#include "core/env/build_info.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -56,7 +57,7 @@ std::string Settings::resolved_python() const {
 std::string Settings::resolved_cuda_toolkit() const {
   if (!cuda_toolkit.empty()) return cuda_toolkit;
   if (const char* p = std::getenv("CUDA_HOME"); p && *p) return p;
-  return NOVA_CUDA_TOOLKIT_DIR;
+  return build_info::cuda_toolkit_dir();
 }
 
 void Settings::add_recent(const std::string& model_path, std::size_t keep) {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 #include "core/select/selection_policy.h"
 #include "core/session/project_evidence.h"
 

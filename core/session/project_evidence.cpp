@@ -1,6 +1,6 @@
 #include "core/session/project_evidence.h"
 
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 
 namespace nova {
 namespace {

@@ -2,6 +2,7 @@
 // file, recorded in tests/fixtures/diagnostics, and the same compilers run live here to check the
 // recordings still match what today's toolkit prints.
 #include "core/build/diagnostics.h"
+#include "core/env/build_info.h"
 
 #include <fstream>
 #include <sstream>
@@ -81,7 +82,7 @@ TEST(Diagnostics, LiveNvrtcLogMatchesTheRecording) {
 }
 
 TEST(Diagnostics, LiveNvccLogMatchesTheRecording) {
-  fs::path nvcc = fs::path(NOVA_CUDA_TOOLKIT_DIR) / "bin" / "nvcc";
+  fs::path nvcc = fs::path(nova::build_info::cuda_toolkit_dir()) / "bin" / "nvcc";
   ASSERT_TRUE(fs::exists(nvcc)) << nvcc;
   fs::path out = test::scratch_dir("diagnostics_nvcc") / "broken_kernel.o";
   auto r = ChildProcess::run(

@@ -1,6 +1,7 @@
 // The delivery form of a builtin candidate (a complete torch extension source) compiles with nvcc
 // against the worker Python's torch headers: what a client's `pip install` will build.
 #include <fstream>
+#include "core/env/build_info.h"
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -29,7 +30,7 @@ void expect_extension_compiles(const Candidate& c, const std::string& module) {
                                   "print('\\n'.join(include_paths() + [sysconfig.get_paths()['include']]))"},
                                  env, 120s);
   ASSERT_TRUE(paths.status.exited && paths.status.code == 0) << paths.err;
-  std::vector<std::string> cmd = {std::string(NOVA_CUDA_TOOLKIT_DIR) + "/bin/nvcc",
+  std::vector<std::string> cmd = {std::string(nova::build_info::cuda_toolkit_dir()) + "/bin/nvcc",
                                   "-c",
                                   "-std=c++17",
                                   "-arch=sm_90",

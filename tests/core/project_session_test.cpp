@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/session/project_evidence.h"
 #include "support/graph_fixtures.h"

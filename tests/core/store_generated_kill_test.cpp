@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/gen/generation_run.h"
-#include "core/gen/stored_generation.h"
+#include "core/session/generation_run.h"
+#include "core/session/stored_generation.h"
 #include "core/project/project_store.h"
 #include "core/worker/child_process.h"
 #include "elementwise_group.h"

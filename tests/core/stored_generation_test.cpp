@@ -3,12 +3,12 @@
 // versions stored before schema 4 run with their group's plan, and the groups an older revision wrote
 // are found for regeneration, as are the groups the project holds nothing for; a generation is stored
 // whole or not at all.
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 
 #include <gtest/gtest.h>
 
 #include "core/gen/builtin_generator.h"
-#include "core/gen/generation_run.h"
+#include "core/session/generation_run.h"
 #include "core/project/project_error.h"
 #include "elementwise_group.h"
 #include "support/test_paths.h"

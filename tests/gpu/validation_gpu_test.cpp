@@ -31,7 +31,7 @@ class ValidationGpu : public ::testing::Test {
     probe_cuda_driver(r);
     if (!r.has_gpu()) GTEST_SKIP() << "no CUDA device: " << r.driver_error;
     arch_ = r.gpus.front().arch();
-    out_ = fs::path(NOVA_TEST_OUTPUT) / "validation_gpu";
+    out_ = nova::test::test_output_dir() / "validation_gpu";
     fs::create_directories(out_);
     runner_ = std::make_unique<ChildProcessWorkerRunner>(Settings{}.resolved_python(), out_ / "work");
     compiler_ = std::make_unique<NvrtcCompiler>(out_ / "nvrtc");

@@ -31,6 +31,8 @@ fs::path scratch_dir(const std::string& name) {
   return p;
 }
 
+fs::path test_output_dir() { return NOVA_TEST_OUTPUT; }
+
 fs::path nova_binary() { return fs::path(NOVA_BINARY_DIR) / "app" / "nova"; }
 
 }  // namespace nova::test

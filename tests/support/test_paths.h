@@ -13,5 +13,7 @@ std::filesystem::path repo_examples_dir();
 // A fresh, empty folder under the build tree, private to the running test.
 std::filesystem::path scratch_dir(const std::string& name);
 std::filesystem::path nova_binary();  // the built `nova` executable
+// <build>/test-output: screenshots and recordings a person looks at after the tests.
+std::filesystem::path test_output_dir();
 
 }  // namespace nova::test

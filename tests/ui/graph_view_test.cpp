@@ -1,7 +1,7 @@
 // The model graph view on the offscreen platform: dot layouts (layered, non-overlapping), the seed
 // demo graph with its fusion group, selection and the detail panel's source link, search, and the
 // generated 2,000-node transformer collapsed, expanded, revealed and heat-coloured. Screenshots go
-// to NOVA_TEST_OUTPUT.
+// to the test output folder.
 #include <gtest/gtest.h>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -21,10 +21,10 @@ namespace nova::ui {
 namespace {
 
 void save(QWidget& w, const char* name) {
-  std::filesystem::create_directories(NOVA_TEST_OUTPUT);
+  std::filesystem::create_directories(nova::test::test_output_dir());
   QPixmap shot = w.grab();
   ASSERT_FALSE(shot.isNull());
-  EXPECT_TRUE(shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / name).string())));
+  EXPECT_TRUE(shot.save(QString::fromStdString((nova::test::test_output_dir() / name).string())));
 }
 
 bool waitForLayout(GraphView* view) {

@@ -1,6 +1,6 @@
 // The hot-op table on the offscreen platform: the model under QAbstractItemModelTester, numeric
 // sorting, filtering, "Send to generator" for a selection of nodes or groups, selection sync with the
-// timeline both ways, and the share palette; a screenshot goes to NOVA_TEST_OUTPUT.
+// timeline both ways, and the share palette; a screenshot goes to the test output folder.
 #include "ui/trace/hot_op_view.h"
 
 #include <QAbstractItemModelTester>
@@ -137,7 +137,7 @@ TEST_F(HotOpViewTest, SelectionFollowsTheTimelineBothWays) {
   EXPECT_EQ(timeline.selectedNode(), 4);
   QPixmap shot = window.grab();
   ASSERT_TRUE(
-      shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "hot_ops.png").string())));
+      shot.save(QString::fromStdString((nova::test::test_output_dir() / "hot_ops.png").string())));
 }
 
 TEST(SharePalette, HotterSharesAreRedder) {

@@ -405,7 +405,7 @@ TEST_F(MainWindowTest, ARecordedTraceFillsTheTimelineAndColoursTheGraph) {
 TEST_F(MainWindowTest, DISABLED_AFailedIntakeShowsTheUsersTracebackAndTheStudioGoesOn) {
   ScriptedSessions failing([](const std::string& model, const std::string& cmd, const json& args,
                               const WorkerCall& call) -> json {
-    if (cmd != "intake") return recordedWorker(model, cmd, args, call);
+    if (model != "get_inputs_raises.py" || cmd != "intake") return recordedWorker(model, cmd, args, call);
     call.log("Traceback (most recent call last):");
     call.log("  File \"get_inputs_raises.py\", line 21, in get_inputs");
     throw WorkerRunError(WorkerRunError::Kind::UserError,

@@ -1,5 +1,5 @@
 // The profiling panel as the studio shows it: timeline over hot-op table, kept in step both ways,
-// kernel search and the range selection reported in the status line; screenshot to NOVA_TEST_OUTPUT.
+// kernel search and the range selection reported in the status line; screenshot to the test output folder.
 #include "ui/trace/profile_panel.h"
 
 #include <QItemSelectionModel>
@@ -54,7 +54,7 @@ TEST(ProfilePanel, KeepsTimelineAndHotOpsInStepAndReportsSearchAndSelection) {
   EXPECT_EQ(panel.nodeColours().size(), 4);
   EXPECT_GT(panel.nodeColours()[4].hue(), panel.nodeColours()[0].hue());  // conv is hotter than mul
   ASSERT_TRUE(panel.grab().save(
-      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "profile_panel.png").string())));
+      QString::fromStdString((nova::test::test_output_dir() / "profile_panel.png").string())));
 }
 
 }  // namespace

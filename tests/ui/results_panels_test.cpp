@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 void save(QWidget& w, const char* name) {
   QPixmap shot = w.grab();
   ASSERT_FALSE(shot.isNull());
-  auto path = std::filesystem::path(NOVA_TEST_OUTPUT) / name;
+  auto path = nova::test::test_output_dir() / name;
   std::filesystem::create_directories(path.parent_path());
   EXPECT_TRUE(shot.save(QString::fromStdString(path.string())));
 }

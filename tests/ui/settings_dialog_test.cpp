@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include <gtest/gtest.h>
+#include "support/test_paths.h"
 
 namespace nova::ui {
 namespace {
@@ -38,7 +39,7 @@ TEST(SettingsDialog, ShowsAndReturnsTheBenchmarkChoices) {
   QPixmap shot = d.grab();
   ASSERT_FALSE(shot.isNull());
   EXPECT_TRUE(shot.save(
-      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "settings_dialog.png").string())));
+      QString::fromStdString((nova::test::test_output_dir() / "settings_dialog.png").string())));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The timeline widget on the offscreen platform: painting a seed-like trace (screenshot saved to
-// NOVA_TEST_OUTPUT), level of detail on a large trace, keyboard and wheel zoom and pan, range
+// the test output folder), level of detail on a large trace, keyboard and wheel zoom and pan, range
 // selection, clicking a kernel, selecting a node, search, tooltips.
 #include "ui/trace/timeline_view.h"
 
@@ -55,7 +55,7 @@ TEST_F(TimelineViewTest, PaintsRowsAndSavesAScreenshot) {
   QImage shot = view_.grab().toImage();
   ASSERT_FALSE(shot.isNull());
   ASSERT_TRUE(
-      shot.save(QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline.png").string())));
+      shot.save(QString::fromStdString((nova::test::test_output_dir() / "timeline.png").string())));
   ASSERT_EQ(view_.lastPaintedItems().size(), 3u);
   EXPECT_EQ(view_.lastPaintedItems()[0], 12);  // op row: 4 spans per iteration, all wide enough
   EXPECT_EQ(view_.lastPaintedItems()[1], 15);  // stream 7: 4 kernels + 1 copy per iteration
@@ -95,7 +95,7 @@ TEST_F(TimelineViewTest, ShiftDragSelectsARangeAndShowsItsDuration) {
   EXPECT_GE(spy.count(), 1);
   QImage shot = view_.grab().toImage();
   shot.save(
-      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline_selection.png").string()));
+      QString::fromStdString((nova::test::test_output_dir() / "timeline_selection.png").string()));
   QTest::keyClick(&view_, Qt::Key_F);  // fit the selection
   EXPECT_NEAR(view_.rangeEnd() - view_.rangeStart(), view_.selectionDuration(), 1.0);
   QTest::keyClick(&view_, Qt::Key_Escape);
@@ -156,7 +156,7 @@ TEST(TimelineViewLod, NeverDrawsMoreThanOneItemPerPixel) {
     view.fitAll();
   }
   view.grab().save(
-      QString::fromStdString((std::filesystem::path(NOVA_TEST_OUTPUT) / "timeline_100k.png").string()));
+      QString::fromStdString((nova::test::test_output_dir() / "timeline_100k.png").string()));
 }
 
 }  // namespace

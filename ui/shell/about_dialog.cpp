@@ -1,4 +1,5 @@
 #include "ui/shell/about_dialog.h"
+#include "core/env/build_info.h"
 
 #include <QDialogButtonBox>
 #include <QFontDatabase>
@@ -18,7 +19,7 @@ AboutDialog::AboutDialog(const QString& python, const QString& toolkit, QWidget*
   auto* layout = new QVBoxLayout(this);
   auto* title = new QLabel(tr("<h2>Nova Studio %1</h2><p>Profile a PyTorch model, generate fused CUDA "
                               "kernels for its hot ops, prove them correct and faster, ship them.</p>")
-                               .arg(NOVA_VERSION),
+                               .arg(nova::build_info::version()),
                            this);
   title->setWordWrap(true);
   layout->addWidget(title);

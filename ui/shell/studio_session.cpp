@@ -6,7 +6,7 @@
 #include <QMetaObject>
 
 #include "core/gen/builtin_generator.h"
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 #include "core/jobs/child_process_worker_runner.h"
 #include "core/session/project_evidence.h"
 #include "ui/shell/workflow_messages.h"

@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 
 #include "core/build/diagnostics.h"
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 #include "core/project/project_error.h"
 #include "core/project/project_store.h"
 #include "ui/diff/diff_view.h"

@@ -1,4 +1,4 @@
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 
 #include <algorithm>
 

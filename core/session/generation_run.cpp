@@ -1,9 +1,9 @@
-#include "core/gen/generation_run.h"
+#include "core/session/generation_run.h"
 
 #include <fmt/format.h>
 
 #include "core/gen/builtin_generator.h"
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 
 namespace nova {
 
