@@ -53,7 +53,7 @@ void add_bench_command(CLI::App& app) {
     CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-bench");
     BenchmarkResult b;
     try {
-      b = evaluator.bench(r, EvaluationCli::console_call(opts->common.budget_s(), opts->common.json()));
+      b = evaluator.bench(r, EvaluationCli::console_call(opts->common.timeout_s(), opts->common.json()));
     } catch (const WorkerRunError& e) {
       throw CliError(e.what(), 1);
     }

@@ -31,7 +31,8 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int code = app.exit(e);  // prints the message (or the help, or the version: code 0)
+    return code == 0 ? 0 : 2;       // bad usage is bad input: exit 2, as every other input error
   } catch (const CliError& e) {
     std::cerr << "nova: " << e.what() << "\n";
     return e.exit_code();

@@ -52,7 +52,8 @@ void EvaluationCli::add_options(CLI::App& cmd) {
   cmd.add_option("--reference", reference_,
                  "a functional source to compare against instead of the model's group");
   cmd.add_option("--seed", seed_, "first seed of the random inputs (recorded in the result)");
-  cmd.add_option("--budget", budget_s_, "seconds before the watchdog ends the worker");
+  cmd.add_option("--timeout,--budget", timeout_s_, "seconds before the watchdog ends the worker (default 600)")
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--out", out_, "also write the result JSON to this file");
   cmd.add_flag("--json", json_, "print the result as JSON");
 }
@@ -183,9 +184,9 @@ void EvaluationCli::check_candidate(const EvaluationRequest& r) const {
         1);
 }
 
-WorkerCall EvaluationCli::console_call(int budget_s, bool quiet) {
+WorkerCall EvaluationCli::console_call(double timeout_s, bool quiet) {
   WorkerCall call;
-  call.budget = std::chrono::seconds(budget_s);
+  call.budget = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s));
   if (!quiet) call.progress = console_progress();
   return call;
 }

@@ -23,7 +23,7 @@ class EvaluationCli {
  public:
   using Progress = std::function<void(const std::string& message, std::optional<double> fraction)>;
 
-  // Adds MODEL, --group, --candidate, --reference, --seed, --json, --out, --budget to `cmd`.
+  // Adds MODEL, --group, --candidate, --reference, --seed, --json, --out, --timeout to `cmd`.
   void add_options(CLI::App& cmd);
   // The request for these options. Throws CliError: exit 2 for bad input (a missing or malformed
   // file, a group the graph lacks, a candidate for another group or other inputs); on a machine
@@ -33,9 +33,9 @@ class EvaluationCli {
   EvaluationRequest request();
   bool json() const { return json_; }
   const std::string& out() const { return out_; }
-  int budget_s() const { return budget_s_; }
+  double timeout_s() const { return timeout_s_; }
   // A WorkerCall with this budget; progress goes to stderr unless `quiet`.
-  static WorkerCall console_call(int budget_s, bool quiet);
+  static WorkerCall console_call(double timeout_s, bool quiet);
   // Progress lines on stderr ("[ 40%] capturing the graph").
   static Progress console_progress();
 
@@ -50,7 +50,7 @@ class EvaluationCli {
   std::string model_, candidate_, reference_, out_;
   std::optional<int> group_;
   int seed_ = 1234;
-  int budget_s_ = 600;
+  double timeout_s_ = 600;
   bool json_ = false;
   std::optional<PrivateTempDir> reference_dir_;
 };

@@ -3,7 +3,8 @@
 // code (.cu, compiled here with NVRTC to prove it builds) and the torch-extension form (_ext.cu); the
 // same three files for each alternative (BuiltinGenerator::alternatives) as groupN.RULE.*. Input is
 // checked before any work: the model file, the graph JSON, and --arch against NVRTC's architectures;
-// intake runs in a worker with --timeout and shows its progress on stderr.
+// intake runs in a worker with --timeout and shows its progress on stderr. The graph and the versions
+// are also stored in the project (the studio's for this model by default; --no-project: nothing).
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
 #include "core/cli/evaluation_cli.h"
+#include "core/cli/session_cli.h"
 #include "core/doctor/doctor_report.h"
 #include "core/env/input_file.h"
 #include "core/env/settings.h"
@@ -80,18 +82,44 @@ ModelGraph load_graph(const std::string& model, const std::string& graph_json, c
   }
 }
 
+// The graph (unless the project already holds this model's capture) and the generated versions, stored
+// through the session: the same generator, so the project holds what was written to --out.
+template <typename Opts>
+void store_in_project(const Opts& o, const ModelGraph& graph, const std::string& python) {
+  std::error_code ec;
+  if (!fs::is_regular_file(o.model, ec)) {
+    std::cerr << fmt::format("nova: nothing stored in a project: {} is not a model file here\n", o.model);
+    return;
+  }
+  SessionOptions s;
+  s.python = python;
+  auto session = SessionCli::open(o.model, o.project, s);
+  if (!o.graph.empty() || !session->model_unchanged()) session->import_graph(graph);
+  GenerateOptions g;
+  g.arch = o.arch;
+  g.sm_count = o.sm_count;
+  g.gemm_tf32x3 = o.gemm_tf32x3;
+  g.alternatives = !o.no_alternatives;
+  if (!o.all) g.groups = {o.group};
+  JobInfo info = session->wait(session->generate(g));
+  if (info.state != JobState::Succeeded)
+    throw CliError(fmt::format("storing in project {}: {}", session->project_dir().string(), info.error), 1);
+  std::cout << fmt::format("project {}: {} version(s) added\n", session->project_dir().string(),
+                           info.result.value("added", 0));
+}
+
 }  // namespace
 
 void add_generate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "generate", "write fused CUDA candidates for a model's fusion groups (builtin generator)");
   struct Opts {
-    std::string model, out = "nova-candidates", graph, arch = "sm_90", python;
+    std::string model, out = "nova-candidates", graph, arch = "sm_90", python, project;
     double timeout = 600;
     int group = -1;
     bool all = false;
     int sm_count = 132;
-    bool gemm_tf32x3 = false, no_alternatives = false;
+    bool gemm_tf32x3 = false, no_alternatives = false, no_project = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("model", o->model, "the model file (KernelBench or functional form)")->required();
@@ -113,6 +141,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_flag("--no-alternatives", o->no_alternatives,
                 "write only each group's primary candidate (by default, groups with another form worth "
                 "measuring, such as fp32 linear layers on tensor cores, get it too: groupN.RULE.*)");
+  SessionCli::add_store_options(*cmd, o->project, o->no_project);
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
     check_arch(o->arch);
@@ -163,6 +192,7 @@ void add_generate_command(CLI::App& app) {
         write(*g, alt, fmt::format("group{}.{}", g->id, alt.origin.rule), gen_ms);
     }
     std::cout << fmt::format("candidates written to {}\n", o->out);
+    if (!o->no_project) store_in_project(*o, graph, python);
     if (failures) throw CliError(fmt::format("{} candidate(s) did not compile", failures), 1);
   });
 }

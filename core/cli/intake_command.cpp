@@ -1,5 +1,7 @@
-// `nova intake MODEL.py [--json OUT] [--inputs-dir DIR] [--python PY] [--timeout S]`: captures the
-// model's graph in a worker, prints a summary and writes the ModelGraph JSON.
+// `nova intake MODEL.py [--json OUT] [--inputs-dir DIR] [--python PY] [--timeout S] [--project DIR |
+// --no-project]`: captures the model's graph in a worker, prints a summary, writes the ModelGraph JSON
+// and stores the graph with the model's source in the project (the studio's for this model by
+// default), so a graph captured on a GPU server opens in the studio.
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -10,6 +12,7 @@
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
 #include "core/cli/evaluation_cli.h"
+#include "core/cli/session_cli.h"
 #include "core/env/input_file.h"
 #include "core/env/settings.h"
 #include "core/graph/intake_runner.h"
@@ -79,8 +82,9 @@ void print_summary(const ModelGraph& g, double seconds, std::ostream& out) {
 void add_intake_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("intake", "capture a model's graph, costs and fusion groups");
   struct Opts {
-    std::string model, json_out, inputs_dir, python;
+    std::string model, json_out, inputs_dir, python, project;
     double timeout = 600;
+    bool no_project = false;
   };
   auto opts = std::make_shared<Opts>();
   cmd->add_option("model", opts->model, "the model file (Model, get_inputs, get_init_inputs)")->required();
@@ -90,6 +94,7 @@ void add_intake_command(CLI::App& app) {
   cmd->add_option("--python", opts->python, "worker interpreter (default: from the settings)");
   cmd->add_option("--timeout", opts->timeout, "seconds before the worker is stopped")
       ->check(CLI::PositiveNumber);
+  SessionCli::add_store_options(*cmd, opts->project, opts->no_project);
   cmd->callback([opts] {
     try {
       InputFile::require_python_model(opts->model);
@@ -127,6 +132,13 @@ void add_intake_command(CLI::App& app) {
     }
     print_summary(graph, runner.last_seconds(), std::cout);
     if (!opts->json_out.empty()) std::cout << "graph written to " << opts->json_out << "\n";
+    if (!opts->no_project) {
+      SessionOptions s;
+      s.python = python;
+      auto session = SessionCli::open(opts->model, opts->project, s);
+      session->import_graph(graph);
+      std::cout << "graph stored in project " << session->project_dir().string() << "\n";
+    }
   });
 }
 

@@ -27,7 +27,9 @@ struct OptimizeFlags {
   std::vector<std::string> models;
   std::string project;
   std::string gpus = "1", graph, out, mode = "all", l2_flush = "clean";
-  int trials = 5, validations = 4, budget_s = 300;
+  int trials = 5, validations = 4;
+  double budget_s = 300;
+  bool match_eager = false;
   bool fresh = false, remeasure = false, no_alternatives = false, gemm_tf32x3 = false, no_copy_reference = false;
 };
 
@@ -64,9 +66,10 @@ void run(const OptimizeFlags& f) {
   OptimizationOptions o;
   o.evaluate.modes = modes_for(f.mode);
   o.evaluate.trials = f.trials;
+  o.evaluate.match_eager = f.match_eager;
   o.evaluate.l2_flush = f.l2_flush;
   o.evaluate.copy_reference = !f.no_copy_reference;
-  o.evaluate.gpu_budget = std::chrono::seconds(f.budget_s);
+  o.evaluate.gpu_budget = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(f.budget_s));
   o.generate.alternatives = !f.no_alternatives;
   o.generate.gemm_tf32x3 = f.gemm_tf32x3;
   o.fresh_intake = f.fresh;
@@ -176,6 +179,9 @@ void add_optimize_command(CLI::App& app) {
                   "~/.local/share/nova/projects); with several models, the folder of their projects");
   cmd->add_option("--gpus", f->gpus, "GPUs to use: all, or a number (default 1); one worker lane each");
   cmd->add_option("--graph", f->graph, "use this graph JSON (from `nova intake --json`) instead of intake");
+  cmd->add_flag("--match-eager", f->match_eager,
+                "pass a version only within tolerance of eager (default: also when it is closer to the "
+                "float64 result than eager on every element; docs/VERIFY.md)");
   cmd->add_flag("--fresh", f->fresh, "capture the graph again even if the model file is unchanged");
   cmd->add_flag("--remeasure", f->remeasure, "evaluate versions that already have results again");
   cmd->add_option("--trials", f->trials, "validation trials, each with fresh inputs (default 5)");
@@ -184,7 +190,8 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--l2-flush", f->l2_flush, "cold mode's L2 flush: clean (default) or dirty (docs/VERIFY.md)");
   cmd->add_flag("--no-copy-reference", f->no_copy_reference,
                 "do not time a copy of each group's bytes alongside (the memory floor)");
-  cmd->add_option("--budget", f->budget_s, "seconds each validation or benchmark may take (default 300)");
+  cmd->add_option("--budget,--timeout", f->budget_s, "seconds each validation or benchmark may take (default 300)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-alternatives", f->no_alternatives, "generate only each group's primary candidate");
   cmd->add_flag("--gemm-tf32x3", f->gemm_tf32x3, "make the tensor-core GEMM (3xTF32) the primary of fp32 linear layers");
   cmd->add_option("--out", f->out,

@@ -71,7 +71,8 @@ std::string SelectionTable::format(const std::string& model, const std::vector<G
       }
       const BenchmarkResult* b = v.benchmark ? &*v.benchmark : nullptr;
       const ValidationResult* val = v.validation ? &*v.validation : nullptr;
-      std::string valid = !val ? "none" : val->passed ? "pass" : "FAIL";
+      // "pass*": passed as closer to exact than eager (the tolerance policy's second rule).
+      std::string valid = !val ? "none" : !val->passed ? "FAIL" : val->closer_to_exact ? "pass*" : "pass";
       std::string verdict = b ? b->verdict.sentence : val && !val->passed ? val->verdict : "not benchmarked";
       out += fmt::format("{:<6}{:<6}{:<24}{:<7}{:>9} {:>10} {:>9} {:>10} {:>9}  {}\n", g.group_id,
                          fmt::format("v{}", v.version_id), v.rule.substr(0, 23), valid, error_cell(val),
@@ -87,6 +88,12 @@ std::string SelectionTable::format(const std::string& model, const std::vector<G
                 share.copy_tb_per_s(), 100 * share.share()));
     }
   }
+  bool closer = false;
+  for (const auto& g : evidence)
+    for (const auto& v : g.versions) closer = closer || (v.validation && v.validation->closer_to_exact);
+  if (closer)
+    out += "pass*: closer to exact than eager (differs from eager beyond the tolerance, but no element is further "
+           "from the float64 result than eager's; --match-eager refuses these)\n";
   out += fmt::format("\n{}: what each group ships\n", model);
   for (const auto& g : selection.groups)
     out += fmt::format("  group {} ({}): {}: {}\n", g.group_id, g.kind, to_string(g.outcome), g.reason);

@@ -15,6 +15,13 @@ void SessionCli::add_options(CLI::App& cmd, const std::string& model_help) {
                  "~/.local/share/nova/projects; $NOVA_PROJECTS moves that)");
 }
 
+void SessionCli::add_store_options(CLI::App& cmd, std::string& project, bool& no_project) {
+  auto* p = cmd.add_option("--project", project,
+                           "store the result in this project folder (default: the studio's project for "
+                           "this model, under ~/.local/share/nova/projects; $NOVA_PROJECTS moves that)");
+  cmd.add_flag("--no-project", no_project, "store nothing in a project")->excludes(p);
+}
+
 std::unique_ptr<ProjectSession> SessionCli::open(const std::string& model, const std::string& project,
                                                  SessionOptions options) {
   std::error_code ec;

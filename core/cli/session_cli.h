@@ -25,6 +25,11 @@ class SessionCli {
   const std::string& model() const { return model_; }
   const std::string& project() const { return project_; }
 
+  // For commands that also work without a project (intake, generate): --project DIR and
+  // --no-project on `cmd` (the model is the command's own positional). Their results are stored in
+  // the project unless --no-project.
+  static void add_store_options(CLI::App& cmd, std::string& project, bool& no_project);
+
  private:
   std::string model_, project_;
 };

@@ -21,23 +21,28 @@ void add_validate_command(CLI::App& app) {
     EvaluationCli common;
     int trials = 5;
     bool strict = false;
+    bool match_eager = false;
     bool no_second_shape = false;
   };
   auto opts = std::make_shared<Opts>();
   opts->common.add_options(*cmd);
   cmd->add_option("--trials", opts->trials, "trials on fresh random inputs")->check(CLI::Range(1, 1000));
   cmd->add_flag("--strict", opts->strict, "fp32 tolerance 1e-5 instead of 1e-4");
+  cmd->add_flag("--match-eager", opts->match_eager,
+                "pass only within tolerance of eager (by default a result whose error against float64 is "
+                "no larger than eager's on every element also passes: \"closer to exact than eager\")");
   cmd->add_flag("--no-second-shape", opts->no_second_shape, "skip the second batch size");
   cmd->callback([opts] {
     EvaluationRequest r = opts->common.request();
     r.trials = opts->trials;
     r.strict = opts->strict;
+    r.match_eager = opts->match_eager;
     r.second_shape = !opts->no_second_shape;
     ChildProcessWorkerRunner runner;
     NvrtcCompiler compiler;
     CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-validate");
     ValidationResult v =
-        evaluator.validate(r, EvaluationCli::console_call(opts->common.budget_s(), opts->common.json()));
+        evaluator.validate(r, EvaluationCli::console_call(opts->common.timeout_s(), opts->common.json()));
     nlohmann::json j = v;
     if (!opts->common.out().empty()) std::ofstream(opts->common.out()) << j.dump(2) << "\n";
     if (opts->common.json()) {

@@ -1,6 +1,7 @@
 #include "core/gen/builtin_generator.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/gen/code_text.h"
 #include "core/gen/conv2d_rule.h"
@@ -31,6 +32,26 @@ RuleOutput pick_rule(const GroupContext& ctx) {
   return PointwiseRule::generate(ctx);
 }
 
+// The builtin kernels compute in float and store float32, float16 or bfloat16: a result of another
+// dtype (batch norm's int64 num_batches_tracked, a float64 buffer) stays with PyTorch, exact.
+void require_float_results(const GroupContext& ctx) {
+  for (const auto& out : ctx.outputs)
+    if (out.dtype != "float32" && out.dtype != "float16" && out.dtype != "bfloat16")
+      throw UnsupportedGroup(fmt::format(
+          "its result {} is {}: the builtin kernels compute in float, so {} results stay with PyTorch, exact",
+          out.name, out.dtype, out.dtype));
+}
+
+// A plan with no kernel of ours is eager's own library call: our validation refuses it (no CUDA
+// kernel to judge), and there is nothing to fuse around the call.
+void require_a_kernel(const RuleOutput& r) {
+  for (const auto& step : r.plan.steps)
+    if (step.type == "kernel") return;
+  std::vector<std::string> ops = r.library_ops;
+  throw UnsupportedGroup(fmt::format("eager's {} call is already the best form: nothing to fuse around it",
+                                     ops.empty() ? std::string("library") : fmt::format("{}", fmt::join(ops, " + "))));
+}
+
 }  // namespace
 
 Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup& group) const {
@@ -40,7 +61,9 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
   c.origin.kind = "builtin";
   try {
     GroupContext ctx(graph, group, target_);
+    require_float_results(ctx);
     RuleOutput r = pick_rule(ctx);
+    require_a_kernel(r);
     c.origin.rule = r.rule;
     c.summary =
         fmt::format("fused {} ({}); specialised for {}", ctx.ops_summary(), group.kind, ctx.shapes_summary());

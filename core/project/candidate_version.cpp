@@ -56,4 +56,11 @@ std::string VersionOrigin::describe() const {
   return {};
 }
 
+std::string CandidateVersion::export_refusal() const {
+  if (correct == false) return fmt::format("v{} failed validation", id);
+  if (verdict == VerdictKind::declined || verdict == VerdictKind::tie)
+    return fmt::format("v{} cannot be exported: {}", id, verdict_sentence);
+  return {};
+}
+
 }  // namespace nova

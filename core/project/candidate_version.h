@@ -48,8 +48,12 @@ struct CandidateVersion {
   // The latest benchmark's verdict against eager and its sentence; unset until benchmarked.
   std::optional<VerdictKind> verdict;
   std::string verdict_sentence;
-  bool chosen_for_export = false;  // never true for a declined version
+  bool chosen_for_export = false;  // never true for a declined, tied or failed version
   bool declined() const { return verdict == VerdictKind::declined; }
+  // Why this version cannot be chosen for export (failed validation, declined, a tie: eager is
+  // kept), or empty when it can. A version not yet validated or measured can be chosen; the export
+  // itself asks for a passed validation and a win.
+  std::string export_refusal() const;
 };
 
 }  // namespace nova

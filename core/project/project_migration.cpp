@@ -72,6 +72,15 @@ ALTER TABLE candidate_versions ADD COLUMN plan_json TEXT NOT NULL DEFAULT '';
 ALTER TABLE candidate_versions ADD COLUMN generator_revision INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE fusion_groups ADD COLUMN generator_revision INTEGER NOT NULL DEFAULT 0;
 )sql"},
+      {5, "a benchmark verdict may be a tie (the ratio's 95% interval holds 1.0)",
+       // SQLite cannot widen a CHECK in place: a new column with the wider CHECK takes the old one's
+       // values and name (DROP COLUMN needs SQLite 3.35; Debian 12 has 3.40, Ubuntu 24.04 3.45).
+       R"sql(
+ALTER TABLE candidate_versions ADD COLUMN verdict_kind TEXT CHECK (verdict_kind IN ('ships', 'declined', 'tie', 'unmeasured'));
+UPDATE candidate_versions SET verdict_kind = verdict;
+ALTER TABLE candidate_versions DROP COLUMN verdict;
+ALTER TABLE candidate_versions RENAME COLUMN verdict_kind TO verdict;
+)sql"},
   };
   return migrations;
 }

@@ -488,7 +488,9 @@ int64_t ProjectStore::add_result(const ResultRecord& result, std::optional<bool>
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   if (correct)
-    SqliteStatement(db_, "UPDATE candidate_versions SET correct = ? WHERE id = ?")
+    SqliteStatement(db_,
+                    "UPDATE candidate_versions SET correct = ?1, chosen_for_export = chosen_for_export AND ?1 "
+                    "WHERE id = ?2")
         .bind(1, int64_t{*correct ? 1 : 0})
         .bind(2, result.version_id)
         .run();
@@ -500,7 +502,7 @@ int64_t ProjectStore::add_result(const ResultRecord& result, std::optional<bool>
   if (verdict)
     SqliteStatement(db_,
                     "UPDATE candidate_versions SET verdict = ?1, verdict_sentence = ?2, "
-                    "chosen_for_export = chosen_for_export AND ?1 != 'declined' WHERE id = ?3")
+                    "chosen_for_export = chosen_for_export AND ?1 NOT IN ('declined', 'tie') WHERE id = ?3")
         .bind(1, to_string(verdict->kind))
         .bind(2, verdict->sentence)
         .bind(3, result.version_id)
@@ -521,8 +523,7 @@ std::vector<ResultRecord> ProjectStore::results(int64_t version_id) const {
 void ProjectStore::choose_for_export(int64_t version_id) {
   SqliteTransaction tx(db_);
   CandidateVersion v = read_version(version_id);
-  if (v.declined())
-    throw ProjectError(fmt::format("v{} cannot be exported: {}", version_id, v.verdict_sentence));
+  if (std::string why = v.export_refusal(); !why.empty()) throw ProjectError(why);
   SqliteStatement(db_, "UPDATE candidate_versions SET chosen_for_export = (id = ?) WHERE group_id = ?")
       .bind(1, version_id)
       .bind(2, v.group_id)
@@ -533,7 +534,8 @@ void ProjectStore::choose_for_export(int64_t version_id) {
 std::vector<CandidateVersion> ProjectStore::export_choices() const {
   SqliteStatement s(db_, "SELECT " + column_list() +
                              " FROM candidate_versions WHERE chosen_for_export = 1 AND "
-                             "coalesce(verdict, '') != 'declined' ORDER BY group_id");
+                             "coalesce(verdict, '') NOT IN ('declined', 'tie') AND coalesce(correct, 1) = 1 "
+                             "ORDER BY group_id");
   std::vector<CandidateVersion> out;
   while (s.step()) out.push_back(version_from_row(s));
   return out;

@@ -280,6 +280,7 @@ int ProjectSession::evaluate(std::int64_t version, const EvaluateOptions& option
   request.trials = options.trials;
   request.seed = options.seed;
   request.second_shape = options.second_shape;
+  request.match_eager = options.match_eager;
   request.modes = options.modes;
   request.baselines = options.baselines;
   request.copy_reference = options.copy_reference;

@@ -34,6 +34,7 @@ struct EvaluateOptions {
   int trials = 5;
   int seed = 1234;
   bool second_shape = true;
+  bool match_eager = false;  // the strict tolerance rule only (docs/VERIFY.md, "The tolerance policy")
   std::vector<std::string> modes{"cold", "warm", "graph"};
   std::vector<std::string> baselines{"eager", "compile"};
   bool copy_reference = true;

@@ -180,6 +180,7 @@ ValidationResult CandidateEvaluator::run_validation(const EvaluationRequest& r, 
   if (!args) return finish(why);
   (*args)["trials"] = r.trials;
   (*args)["strict"] = r.strict;
+  (*args)["match_eager"] = r.match_eager;
   (*args)["second_shape"] = r.second_shape;
   if (bench) add_bench_args(r, *args);
   if (call.doing.empty()) call.doing = "validating candidate " + r.label;

@@ -30,6 +30,10 @@ struct EvaluationRequest {
   std::filesystem::path extension;     // full path: a torch extension source (forward = module_fn)
   int trials = 5;
   bool strict = false;
+  // The tolerance policy (docs/VERIFY.md): false, a candidate also passes when on every element its
+  // error against float64 is no larger than eager's ("closer to exact than eager"); true, only within
+  // tolerance of eager.
+  bool match_eager = false;
   int seed = 1234;
   bool second_shape = true;
   std::vector<std::string> modes{"cold", "warm", "graph"};

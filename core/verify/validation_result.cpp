@@ -76,6 +76,7 @@ void ValidationResult::merge_worker_result(const json& w) {
   }
   for (const auto& c : w.value("checks", json::array())) checks.push_back(c.get<CheckResult>());
   for (const auto& f : w.value("flags", std::vector<std::string>{})) flags.push_back(f);
+  closer_to_exact = w.value("closer_to_exact", false);
   for (const auto& f : w.value("warnings", std::vector<std::string>{})) warnings.push_back(f);
   if (auto note = rounding_note(trials)) warnings.push_back(*note);
   environment = w.value("environment", json::object());
@@ -127,6 +128,7 @@ void to_json(json& j, const ValidationResult& r) {
        {"flags", r.flags},
        {"warnings", r.warnings},
        {"library_ops", r.library_ops},
+       {"closer_to_exact", r.closer_to_exact},
        {"build_s", r.build_s},
        {"elapsed_s", r.elapsed_s},
        {"environment", r.environment},
@@ -143,6 +145,7 @@ void from_json(const json& j, ValidationResult& r) {
   r.flags = j.value("flags", std::vector<std::string>{});
   r.warnings = j.value("warnings", std::vector<std::string>{});
   r.library_ops = j.value("library_ops", std::vector<std::string>{});
+  r.closer_to_exact = j.value("closer_to_exact", false);
   r.build_s = j.value("build_s", 0.0);
   r.elapsed_s = j.value("elapsed_s", 0.0);
   r.environment = j.value("environment", json::object());

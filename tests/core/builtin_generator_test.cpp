@@ -429,5 +429,68 @@ TEST(BuiltinGenerator, DeclinesWhatNoRuleCoversWithTheReason) {
   EXPECT_TRUE(c.cuda_source.empty());
 }
 
+// batch norm's training form adds 1 to its int64 num_batches_tracked: the builtin kernels compute in
+// float, so that group is declined with the reason instead of a kernel that does not compile
+// (`nova::from_f<long long>` was referenced but not defined).
+TEST(BuiltinGenerator, AnIntegerResultStaysWithPyTorchAndSaysWhy) {
+  ModelGraph g;
+  g.model_path = "bn_train.py";
+  g.inputs = {TensorInfo{"num_batches_tracked", {}, {}, "int64"}};
+  GraphNode n;
+  n.id = 0;
+  n.target = "aten.add.Tensor";
+  n.op = "add";
+  n.op_class = OpClass::Elementwise;
+  n.args = {{"self", "num_batches_tracked", nullptr}, {"other", "", 1}};
+  n.outputs = {TensorInfo{"add", {}, {}, "int64"}};
+  g.nodes = {n};
+  g.outputs = n.outputs;
+  FusionGroup group;
+  group.kind = "elementwise";
+  group.nodes = {0};
+  group.inputs = {"num_batches_tracked"};
+  group.outputs = {"add"};
+  g.groups = {group};
+  Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
+  ASSERT_TRUE(c.declined.has_value());
+  EXPECT_EQ(*c.declined,
+            "its result add is int64: the builtin kernels compute in float, so int64 results stay with PyTorch, "
+            "exact");
+  EXPECT_TRUE(c.cuda_source.empty());
+}
+
+// A group that is eager's library call alone (a bare convolution or GEMM at a size where the rules
+// call cuDNN/cuBLAS) has nothing to fuse: the generator declines it rather than write a primary that
+// our own static check refuses ("no CUDA kernel"). Every candidate it does write launches a kernel of
+// ours and passes the static check.
+TEST(BuiltinGenerator, ABareLibraryCallIsDeclinedNotRefusedByOurOwnCheck) {
+  int declined = 0;
+  for (const std::string name : {"conv2d_min_add_multiply_large.graph", "matmul_scaling_residual_add_large.graph"}) {
+    ModelGraph g = test::graph_fixture(name);
+    // The group cut down to its anchor: the library call alone.
+    FusionGroup bare = g.groups.at(0);
+    const GraphNode& anchor = g.nodes.at(static_cast<std::size_t>(bare.nodes.front()));
+    bare.nodes = {anchor.id};
+    bare.inputs.clear();
+    for (const auto& a : anchor.args)
+      if (!a.tensor.empty()) bare.inputs.push_back(a.tensor);
+    bare.outputs = {anchor.outputs.at(0).name};
+    for (const FusionGroup& group : {g.groups.at(0), bare}) {
+      Candidate c = BuiltinGenerator().generate(g, group);
+      if (c.declined) {
+        EXPECT_NE(c.declined->find("call is already the best form: nothing to fuse around it"), std::string::npos)
+            << name << ": " << *c.declined;
+        ++declined;
+        continue;
+      }
+      bool launches = false;
+      for (const auto& step : c.plan.steps) launches = launches || step.type == "kernel";
+      EXPECT_TRUE(launches) << name << " group of " << group.nodes.size() << " node(s) has no kernel of ours";
+      EXPECT_FALSE(StaticChecker().check_candidate(c).refused()) << name;
+    }
+  }
+  EXPECT_GE(declined, 1) << "a large convolution or GEMM alone is eager's library call";
+}
+
 }  // namespace
 }  // namespace nova

@@ -226,6 +226,49 @@ TEST(CliInputErrors, GenerateTakesAFractionalTimeoutAndShowsIntakeProgress) {
   EXPECT_TRUE(fs::exists(dir / "seed" / "group0.cu"));
 }
 
+TEST(CliInputErrors, AModelWhoseForwardReturnsNothingSaysSo) {
+  const std::string python = Settings{}.resolved_python();
+  if (!test::has_torch(python)) GTEST_SKIP() << "no torch in " << python;
+  auto dir = test::scratch_dir("cli_forward_none");
+  const std::string common =
+      "import torch\n\nclass Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n\n";
+  fs::path none = dir / "returns_none.py";
+  std::ofstream(none) << common
+                      << "    def forward(self, x):\n        torch.relu(x)\n\n"
+                         "def get_inputs():\n    return [torch.randn(4, 8)]\n\ndef get_init_inputs():\n    return []\n";
+  fs::path number = dir / "returns_number.py";
+  std::ofstream(number) << common
+                        << "    def forward(self, x):\n        return float(x.sum())\n\n"
+                           "def get_inputs():\n    return [torch.randn(4, 8)]\n\ndef get_init_inputs():\n    return []\n";
+  auto r = nova_run({"intake", none.string(), "--no-project"});
+  EXPECT_EQ(r.status.code, 2) << r.err;
+  EXPECT_NE(r.err.find("Model.forward returned None: Nova optimizes what forward returns"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+  auto g = nova_run({"generate", number.string(), "--all", "--out", (dir / "out").string(), "--no-project"});
+  EXPECT_EQ(g.status.code, 2) << g.err;
+  EXPECT_NE(g.err.find("Model.forward returned no tensor (a float)"), std::string::npos) << g.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(CliInputErrors, ValidateAndBenchTakeAFractionalTimeoutAndRefuseZero) {
+  auto dir = test::scratch_dir("cli_eval_timeout");
+  fs::path candidate = write_candidate(dir, "swish_bias_clamp", 0);
+  for (const char* command : {"validate", "bench"}) {
+    auto zero = nova_run({command, graph_json("swish_bias_clamp").string(), "--group", "0", "--candidate",
+                          candidate.string(), "--timeout", "0"});
+    EXPECT_EQ(zero.status.code, 2) << zero.err;
+    EXPECT_NE(zero.err.find("--timeout"), std::string::npos) << zero.err;
+    // A fraction of a second is a valid budget: the command gets past its options (to the GPU
+    // answer on a machine without one, or to the worker's watchdog on one).
+    auto half = nova_run({command, graph_json("swish_bias_clamp").string(), "--group", "0", "--candidate",
+                          candidate.string(), "--timeout", "0.5"});
+    EXPECT_EQ(half.err.find("--timeout"), std::string::npos) << half.err;
+    if (!has_gpu()) EXPECT_EQ(half.status.code, 3) << half.err;
+    else EXPECT_NE(half.status.code, 0) << "half a second cannot hold a worker's start";
+  }
+}
+
 TEST(CliInputErrors, DoctorReportsABrokenSettingsFileAsAFinding) {
   auto dir = test::scratch_dir("cli_doctor_settings");
   fs::path settings = dir / "settings.json";

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/graph/model_graph.h"
+#include "core/project/project_store.h"
 #include "core/worker/child_process.h"
 #include "support/test_paths.h"
 
@@ -45,6 +46,56 @@ TEST(IntakeCli, BrokenModelExitsWithCode2AndAPlainMessage) {
                                    ChildProcess::minimal_env(), 60s);
   EXPECT_EQ(missing.status.code, 2);
   EXPECT_EQ(missing.err, "nova: model file not found: /nonexistent/model.py\n");
+}
+
+TEST(IntakeCli, IntakeAndGenerateStoreTheirResultsInTheProjectTheStudioOpens) {
+  auto dir = test::scratch_dir("intake_cli_project");
+  const fs::path model = dir / "conv2d_min_add_multiply.py";
+  fs::copy_file(test::shared_examples_dir() / "conv2d_min_add_multiply.py", model);
+  const fs::path project = dir / "project";
+  const fs::path graph = dir / "graph.json";
+  auto env = ChildProcess::minimal_env();
+  env["NOVA_PROJECTS"] = (dir / "default-projects").string();
+  auto nova = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), test::nova_binary().string());
+    return ChildProcess::run(args, env, 300s);
+  };
+  auto intake = nova({"intake", model.string(), "--json", graph.string(), "--project", project.string()});
+  ASSERT_EQ(intake.status.code, 0) << intake.err;
+  EXPECT_NE(intake.out.find("graph stored in project " + project.string()), std::string::npos) << intake.out;
+  {
+    ProjectStore store = ProjectStore::open(project);
+    ASSERT_TRUE(store.model());
+    ModelGraph stored = nlohmann::json::parse(store.model()->graph_json).get<ModelGraph>();
+    ASSERT_EQ(stored.groups.size(), 1u);
+    EXPECT_EQ(stored.groups[0].kind, "conv+epilogue");
+  }
+  auto gen = nova({"generate", model.string(), "--all", "--graph", graph.string(), "--out",
+                   (dir / "out").string(), "--project", project.string()});
+  ASSERT_EQ(gen.status.code, 0) << gen.err;
+  EXPECT_NE(gen.out.find("project " + project.string() + ": "), std::string::npos) << gen.out;
+  std::size_t versions = 0;
+  {
+    ProjectStore store = ProjectStore::open(project);
+    ASSERT_EQ(store.fusion_groups().size(), 1u);
+    versions = store.versions(store.fusion_groups()[0].id).size();
+    EXPECT_GE(versions, 1u);
+  }
+  // The project already holds this generation: a second run adds nothing, and `nova status` shows it.
+  auto again = nova({"generate", model.string(), "--all", "--graph", graph.string(), "--out",
+                     (dir / "out2").string(), "--project", project.string()});
+  ASSERT_EQ(again.status.code, 0) << again.err;
+  EXPECT_NE(again.out.find(": 0 version(s) added"), std::string::npos) << again.out;
+  auto status = nova({"status", model.string(), "--project", project.string()});
+  EXPECT_EQ(status.status.code, 0) << status.err;
+  EXPECT_NE(status.out.find("conv+epilogue"), std::string::npos) << status.out;
+  // --no-project stores nothing anywhere.
+  auto none = nova({"generate", model.string(), "--all", "--graph", graph.string(), "--out",
+                    (dir / "out3").string(), "--no-project"});
+  ASSERT_EQ(none.status.code, 0) << none.err;
+  EXPECT_FALSE(fs::exists(dir / "default-projects"));
+  auto both = nova({"intake", model.string(), "--project", project.string(), "--no-project"});
+  EXPECT_EQ(both.status.code, 2) << both.err;
 }
 
 }  // namespace

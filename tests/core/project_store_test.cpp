@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 #include "core/project/damaged_project.h"
 #include "core/project/project_error.h"
 #include "core/project/project_migration.h"
@@ -237,9 +237,10 @@ TEST(ProjectStore, MigratesASchema3ProjectWhoseVersionsKeepTheirGroupsPlan) {
   raw_exec(file, sql + "INSERT INTO fusion_groups(name, ops_json) VALUES ('group 0', '" + ops +
                      "');"
                      "INSERT INTO candidate_versions(group_id, origin_kind, origin_rule, source) "
-                     "VALUES (1, 'builtin', 'elementwise_chain', 'old kernel');");
+                     "VALUES (1, 'builtin', 'elementwise_chain', 'old kernel');"
+                     "INSERT INTO candidate_versions(group_id, origin_kind, source, verdict, verdict_sentence) "
+                     "VALUES (1, 'user_edit', 'slow edit', 'declined', 'declined: slower');");
   ProjectStore store = ProjectStore::open(dir);
-  EXPECT_EQ(store.schema_version(), 4);
   EXPECT_EQ(store.schema_version(), ProjectStore::kSchemaVersion);
   ASSERT_EQ(store.fusion_groups().size(), 1u);
   EXPECT_EQ(store.fusion_groups()[0].ops_json, ops);
@@ -292,10 +293,10 @@ TEST(ProjectStore, RefusesANewerSchemaAndChangesNothing) {
   fs::path dir = test::scratch_dir("store_newer");
   { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
   raw_exec(dir / ProjectStore::kFileName,
-           "INSERT INTO schema_migrations(version, description) VALUES (7, 'from the future')");
+           "INSERT INTO schema_migrations(version, description) VALUES (99, 'from the future')");
   auto before = snapshot(dir);
   EXPECT_EQ(error_of(dir), (dir / "project.nova").string() +
-                               " was written by a newer Nova (schema 7; this build reads up to " +
+                               " was written by a newer Nova (schema 99; this build reads up to " +
                                std::to_string(ProjectStore::kSchemaVersion) + "): nothing was changed");
   EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
 }
@@ -560,6 +561,45 @@ TEST(ProjectStore, ADeclinedVersionIsShownAsDeclinedAndNeverChosenForExport) {
   EXPECT_EQ(choices[0].id, fast);
   EXPECT_EQ(choices[0].group_id, g1);
   EXPECT_EQ(choices[1].id, other);
+}
+
+TEST(ProjectStore, ATieOrAFailedValidationTakesAVersionOutOfTheExportChoice) {
+  fs::path dir = test::scratch_dir("store_tie");
+  const std::string tie =
+      "tie: cold 1.01x [0.98, 1.04], wall 1.00x [0.97, 1.03] against eager; a tie is not a win, eager is kept";
+  int64_t tied = 0, wrong = 0, good = 0;
+  {
+    ProjectStore store = ProjectStore::create(dir);
+    int64_t g1 = store.add_fusion_group({0, "gelu", "{}"});
+    int64_t g2 = store.add_fusion_group({0, "softmax", "{}"});
+    int64_t g3 = store.add_fusion_group({0, "rmsnorm", "{}"});
+    tied = store.add_version(builtin_version(g1, "a"));
+    wrong = store.add_version(builtin_version(g2, "b"));
+    good = store.add_version(builtin_version(g3, "c"));
+    for (int64_t v : {tied, wrong, good}) store.choose_for_export(v);
+    store.add_result({0, tied, "benchmark", "{}", ""}, std::nullopt, 1.01, verdict_of(VerdictKind::tie, tie));
+    store.add_result({0, wrong, "validation", "{}", ""}, false, std::nullopt);
+    store.add_result({0, good, "validation", "{}", ""}, true, std::nullopt);
+  }
+  ProjectStore store = ProjectStore::open(dir);
+  EXPECT_EQ(store.version(tied).verdict, VerdictKind::tie);  // schema 5 stores a tie
+  EXPECT_EQ(store.version(tied).verdict_sentence, tie);
+  EXPECT_FALSE(store.version(tied).chosen_for_export);
+  EXPECT_FALSE(store.version(wrong).chosen_for_export);
+  ASSERT_EQ(store.export_choices().size(), 1u);
+  EXPECT_EQ(store.export_choices()[0].id, good);
+  EXPECT_THROW(
+      {
+        try {
+          store.choose_for_export(tied);
+        } catch (const ProjectError& e) {
+          EXPECT_EQ(std::string(e.what()), "v" + std::to_string(tied) + " cannot be exported: " + tie);
+          throw;
+        }
+      },
+      ProjectError);
+  EXPECT_THROW(store.choose_for_export(wrong), ProjectError);
+  EXPECT_EQ(store.export_choices().size(), 1u);
 }
 
 TEST(ProjectStore, RefusesAFolderWithoutAProject) {

@@ -104,6 +104,7 @@ void acknowledge(const std::string& line) {
   try {
     ProjectStore store = ProjectStore::open(folder);
     const ModelGraph model = graph();
+    acknowledge("S");  // started: the kill's random delay counts from here, whatever the machine's load
     // As the studio opens a project: the groups it lacks are generated first (all of them the first
     // time; none after, when every generation is stored whole).
     int generation = newest_generation(store) + 1;
@@ -223,17 +224,27 @@ TEST(StoreGeneratedKill, SigkillAtRandomMomentsStoresEachGenerationWholeAndLoses
       auto env = ChildProcess::minimal_env();
       env["NOVA_GENERATION_WRITER"] = dir.string();
       child.start({self.string()}, env);
-      // Early kills land in the start and the first generation, later ones anywhere in the loop.
+      // Early kills land in the start and the first generation (timed from the spawn), later ones
+      // anywhere in the loop (timed from the writer's "S", so a loaded machine's slow start does not
+      // eat the writing time).
       auto kill_after = std::chrono::milliseconds(kill < 2 ? rng() % 40 : rng() % 150);
+      if (kill >= 2)
+        for (auto started = std::chrono::steady_clock::now();
+             std::chrono::steady_clock::now() - started < 60s && !child.eof();)
+          if (auto line = child.read_line(10ms)) {
+            if (*line == "S") break;
+            acked.record(*line);
+          }
       auto deadline = std::chrono::steady_clock::now() + kill_after;
       while (std::chrono::steady_clock::now() < deadline) {
-        if (auto line = child.read_line(1ms)) acked.record(*line);
+        if (auto line = child.read_line(1ms); line && *line != "S") acked.record(*line);
         if (child.eof()) break;
       }
       ASSERT_TRUE(child.running()) << "the writer stopped by itself: " << child.stderr_text();
       ::kill(child.pid(), SIGKILL);
       // Whatever reached the pipe before the kill was acknowledged too.
-      while (auto line = child.read_line(2s)) acked.record(*line);
+      while (auto line = child.read_line(2s))
+        if (*line != "S") acked.record(*line);
       auto status = child.wait(5s);
       ASSERT_TRUE(status);
       EXPECT_EQ(status->signal, SIGKILL) << child.stderr_text();

@@ -84,3 +84,17 @@ def test_a_source_is_written_once_per_content(tmp_path):
     other, _ = candidates.request_file(dict(args, extension_source="// other\n"), "extension", str(tmp_path), ".cu")
     assert name == "/client/seed.cu" and first == again and first != other
     assert open(first).read() == "// kernel\n" and first.endswith("seed.cu")
+
+
+def test_a_full_path_build_is_found_again_only_for_the_same_source_flags_arch_and_versions():
+    from nova_worker.candidates import extension_build_key
+
+    base = extension_build_key(b"__global__ void k() {}", ("-O3",), "9.0", "2.11.0", "13.0")
+    assert base == extension_build_key(b"__global__ void k() {}", ("-O3",), "9.0", "2.11.0", "13.0")
+    assert len(base) == 16
+    for other in (extension_build_key(b"__global__ void k2() {}", ("-O3",), "9.0", "2.11.0", "13.0"),
+                  extension_build_key(b"__global__ void k() {}", ("-O2",), "9.0", "2.11.0", "13.0"),
+                  extension_build_key(b"__global__ void k() {}", ("-O3",), "8.0", "2.11.0", "13.0"),
+                  extension_build_key(b"__global__ void k() {}", ("-O3",), "9.0", "2.10.0", "13.0"),
+                  extension_build_key(b"__global__ void k() {}", ("-O3",), "9.0", "2.11.0", "12.8")):
+        assert other != base

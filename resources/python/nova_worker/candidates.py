@@ -92,7 +92,8 @@ def work_dir(args):
 
 def build_extension(args):
     """Builds (or finds already built) a full-path extension source with nvcc and ninja, in a
-    folder named after the source's hash, and imports it. Needs no GPU."""
+    folder named after extension_build_key() (the source, flags, architectures, torch and CUDA), so
+    another process finds the build and only loads it. Needs no GPU."""
     import sys
     from torch.utils import cpp_extension
     # ninja comes with the interpreter's environment (pip's ninja), not necessarily on PATH.
@@ -105,12 +106,26 @@ def build_extension(args):
     build_root = args.get("build_dir") or os.path.expanduser("~/.cache/nova/ext")
     src, _ = request_file(args, "extension", build_root, ".cu")
     with open(src, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    name = "nova_ext_" + digest
+        source = f.read()
+    import torch
+    name = "nova_ext_" + extension_build_key(source, EXTENSION_CUDA_FLAGS, os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
+                                             torch.__version__, str(torch.version.cuda))
     build_dir = os.path.join(build_root, name)
-    os.makedirs(build_dir, exist_ok=True)
+    os.makedirs(build_dir, mode=0o700, exist_ok=True)
     return cpp_extension.load(name=name, sources=[src], build_directory=build_dir,
-                              extra_cuda_cflags=["-O3"], verbose=False)
+                              extra_cuda_cflags=list(EXTENSION_CUDA_FLAGS), verbose=False)
+
+
+EXTENSION_CUDA_FLAGS = ("-O3",)
+
+
+def extension_build_key(source: bytes, flags, arch_list: str, torch_version: str, cuda_version: str) -> str:
+    """The name of a full-path build: 16 hex digits of a hash over everything that changes the built
+    module (the source, the nvcc flags, the architectures, the torch and CUDA versions)."""
+    h = hashlib.sha256(source)
+    for part in (" ".join(flags), arch_list, torch_version, cuda_version):
+        h.update(b"\0" + part.encode())
+    return h.hexdigest()[:16]
 
 
 def decode_cubin(args):

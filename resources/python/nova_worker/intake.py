@@ -17,6 +17,18 @@ def _first_line(exc):
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def output_problem(output):
+    """Why forward's return value gives nothing to optimize, or None when it holds a tensor."""
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    if output is None:
+        return "returned None"
+    if not any(isinstance(leaf, torch.Tensor) for leaf in tree_leaves(output)):
+        return f"returned no tensor (a {type(output).__name__})"
+    return None
+
+
 def run_intake(args, progress) -> schemas.IntakeResult:
     import torch
 
@@ -32,12 +44,15 @@ def run_intake(args, progress) -> schemas.IntakeResult:
     lines = capture.FunctionLineRecorder(model_path)
     try:
         with torch.no_grad(), lines:
-            model(*inputs)
+            output = model(*inputs)
     except Exception as exc:
         file, line = loader.deepest_user_frame(exc, model_path)
         raise WorkerFailure("user_error", f"Model.forward raised {type(exc).__name__}: {_first_line(exc)}"
                             + (f" ({base}:{line})" if line else ""),
                             loader.user_traceback(exc, model_path), file, line) from None
+    if problem := output_problem(output):
+        raise WorkerFailure("user_error", f"Model.forward {problem}: Nova optimizes what forward returns, "
+                            f"so it must return a tensor (or a tuple, list or dict of tensors)")
 
     progress("capturing the graph with torch.export", 0.4)
     warnings = []
