@@ -18,6 +18,7 @@
 #include "core/select/selection_policy.h"
 #include "core/session/project_evidence.h"
 #include "core/trace/profile_runner.h"
+#include "core/worker/isolated_call.h"
 
 namespace nova {
 namespace fs = std::filesystem;
@@ -191,15 +192,34 @@ json ProjectSession::run_generate(const GenerateOptions& options, JobContext& ct
     const FusionGroup& g = todo[i];
     ctx.progress(fmt::format("group {} ({}): generating and compiling", g.id, g.kind),
                  static_cast<double>(i) / todo.size());
-    GeneratedGroup r{g, gen.generate(graph, g), {}};
+    GeneratedGroup r{g, {}, {}};
+    std::vector<Candidate> alternatives;
+    // In a child process: a crash of the generator on one group declines that group, with the signal
+    // named, and neither the studio nor `nova` goes down with it.
+    try {
+      json j = IsolatedCall::run(
+          [&] {
+            return json{{"candidate", gen.generate(graph, g)},
+                        {"alternatives", options.alternatives ? gen.alternatives(graph, g) : std::vector<Candidate>{}}};
+          },
+          fmt::format("the builtin generator on group {} ({})", g.id, g.kind));
+      r.candidate = j.at("candidate").get<Candidate>();
+      alternatives = j.at("alternatives").get<std::vector<Candidate>>();
+    } catch (const IsolatedCallError& e) {
+      r.candidate.group_id = g.id;
+      r.candidate.model_path = graph.model_path;
+      r.candidate.origin.kind = "builtin";
+      r.candidate.origin.rule = "none";
+      r.candidate.declined = e.what();
+      r.candidate.summary = fmt::format("declined: {}", e.what());
+    }
     if (!r.candidate.declined)
       r.build = compiler_.compile(r.candidate.cuda_source, fmt::format("group{}.cu", g.id), target.arch);
-    if (options.alternatives)
-      for (auto& c : gen.alternatives(graph, g)) {
-        NvrtcResult built =
-            compiler_.compile(c.cuda_source, fmt::format("group{}.{}.cu", g.id, c.origin.rule), target.arch);
-        r.alternatives.push_back({std::move(c), std::move(built)});
-      }
+    for (auto& c : alternatives) {
+      NvrtcResult built =
+          compiler_.compile(c.cuda_source, fmt::format("group{}.{}.cu", g.id, c.origin.rule), target.arch);
+      r.alternatives.push_back({std::move(c), std::move(built)});
+    }
     if (r.candidate.declined) {
       out["declined"] = out["declined"].get<int>() + 1;
       ctx.log(fmt::format("group {}: declined: {}", g.id, *r.candidate.declined));
