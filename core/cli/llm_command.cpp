@@ -116,6 +116,7 @@ void run(LlmFlags& f) {
   DoctorReport gpu;
   probe_cuda_driver(gpu);
   f.search.can_evaluate = gpu.has_gpu();
+  f.search.guard_python = settings.resolved_python();
 
   SessionOptions options;
   options.python = settings.resolved_python();

@@ -8,6 +8,7 @@
 
 #include "core/build/diagnostics.h"
 #include "core/gen/group_context.h"
+#include "core/llm/kernel_guard.h"
 #include "core/llm/llm_answer_parser.h"
 #include "core/llm/llm_error.h"
 #include "core/llm/llm_feedback.h"
@@ -154,8 +155,12 @@ std::string LlmSearch::prompt_for(State& s, int lineage, std::optional<int64_t>&
                                 options_.evaluate.arch.empty() ? "sm_90" : options_.evaluate.arch,
                                 stored->candidate.nvrtc_options)
                        .log;
+  if (!evaluation.validation && last && last->version_id == parent && last->outcome == "refused")
+    note = fmt::format("\nIt was refused before running: {}\n", last->detail);
   const std::string feedback =
-      LlmFeedback::digest(evaluation, pv.source, s.group, best_cold, compiler_log) + note;
+      evaluation.validation || note.empty()
+          ? LlmFeedback::digest(evaluation, pv.source, s.group, best_cold, compiler_log) + note
+          : note;
   nlohmann::json plan = stored ? nlohmann::json{{"temps", stored->candidate.plan.temps},
                                                 {"steps", stored->candidate.plan.steps}}
                                : nlohmann::json::object();
@@ -307,15 +312,29 @@ void LlmSearch::ask(State& s, int lineage, int round, const CancelToken& cancel)
         v.origin.round = round;
         v.source = parsed.candidate->cuda_source;
         v.plan_json = plan_json(*parsed.candidate);
+        KernelGuardVerdict guard;
+        if (options_.guard_python.empty())
+          guard.not_run = "no Python was given for it";
+        else
+          guard = KernelGuard(options_.guard_python).check(parsed.candidate->cuda_source);
         r.version_id = session_.store().add_version(v);
         s.hashes[r.code_hash] = *r.version_id;
-        r.outcome = "pending";
+        r.outcome = guard.should_filter ? "refused" : "pending";
+        if (guard.should_filter || !guard.ran || !guard.patterns.empty()) r.detail = guard.describe();
       }
     }
   }
   r.id = s.store.add_candidate(r);
   s.records.push_back(r);
-  if (r.outcome == "pending") evaluate(s, s.records.back(), cancel);
+  if (r.outcome == "pending") {
+    const std::string guard_note = r.detail;
+    auto& stored = s.records.back();
+    evaluate(s, stored, cancel);
+    if (!guard_note.empty()) {
+      stored.detail += " [" + guard_note + "]";
+      s.store.set_outcome(stored.id, stored.outcome, stored.detail, stored.evaluation_s);
+    }
+  }
   const auto& done = s.records.back();
   if (say_)
     say_(fmt::format("round {} lineage {}: {}{}{} ({:.1f} s answer{}, {} tokens, ${:.4f})", round, lineage,

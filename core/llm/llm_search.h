@@ -33,6 +33,9 @@ struct LlmSearchOptions {
   // false (no GPU here): the search stores its first candidate and stops with NoGpuError before
   // evaluating it.
   bool can_evaluate = true;
+  // The Python that runs kernelguard on each answer before it is stored for evaluation (the workers'
+  // interpreter); empty: kernelguard is not run, and each record says so.
+  std::string guard_python;
   EvaluateOptions evaluate;
 };
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/env/resource_paths.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/llm/llm_search_store.h"
 #include "core/worker/no_gpu_error.h"
@@ -119,6 +120,7 @@ struct LlmSearchFixture : ::testing::Test {
     LlmSearchOptions o;
     o.lineages = lineages;
     o.rounds = rounds;
+    o.guard_python = default_python();  // kernelguard on every answer, as nova llm runs it
     return o;
   }
   test::ScriptedLlmServer serve(const std::vector<json>& responses) {
