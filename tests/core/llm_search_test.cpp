@@ -263,5 +263,24 @@ TEST_F(LlmSearchFixture, WithoutAGpuItStoresTheCandidateAndResumesThereLater) {
   EXPECT_EQ(server.requests().size(), 2u);
 }
 
+
+TEST_F(LlmSearchFixture, ACancelMidAnswerStoresNothingHalfWrittenAndTheSearchResumesLater) {
+  test::ScriptedLlmServer server =
+      serve({answer("slower.md", {{"chunk", 4}, {"delay_s", 0.2}}), answer("faster.md")});
+  LlmSearchOptions o = shape(1, 1);
+  LlmClient client(server.provider(LlmProtocol::openai_chat), "");
+  CancelToken cancel;
+  LlmSearch s(*session, client, 0, o, {}, [&](int, int, const std::string&) { cancel.cancel(); });
+  const auto started = std::chrono::steady_clock::now();
+  LlmSearchReport r = s.run(cancel);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15));  // the answer takes 25 s
+  EXPECT_EQ(r.state, "stopped");
+  EXPECT_TRUE(r.candidates.empty());
+  LlmSearchReport again = search(server, o);
+  EXPECT_TRUE(again.resumed);
+  EXPECT_EQ(again.search_id, r.search_id);
+  EXPECT_EQ(outcomes(again), std::vector<std::string>{"best"});
+}
+
 }  // namespace
 }  // namespace nova
