@@ -17,6 +17,8 @@ find_package(CLI11 CONFIG REQUIRED)
 set_package_properties(CLI11 PROPERTIES TYPE REQUIRED PURPOSE "the nova command line")
 find_package(SQLite3 REQUIRED)
 set_package_properties(SQLite3 PROPERTIES TYPE REQUIRED PURPOSE "the project store")
+find_package(CURL REQUIRED)
+set_package_properties(CURL PROPERTIES TYPE REQUIRED PURPOSE "HTTP to LLM providers (libcurl4-openssl-dev)")
 
 # dtl: header-only diff library (Debian libdtl-dev).
 find_path(DTL_INCLUDE_DIR dtl/dtl.hpp)

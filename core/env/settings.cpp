@@ -86,7 +86,8 @@ T setting(const nlohmann::json& j, const char* key, T fallback, const char* expe
 }
 
 const char* const kKnownKeys[] = {
-    "python", "cuda_toolkit", "recent_models", "default_generator", "bench_copy_reference", "bench_l2_flush"};
+    "python", "cuda_toolkit", "recent_models", "default_generator", "bench_copy_reference", "bench_l2_flush",
+    "llm_providers", "llm_default_provider"};
 
 }  // namespace
 
@@ -97,7 +98,9 @@ void to_json(nlohmann::json& j, const Settings& s) {
                           {"recent_models", s.recent_models},
                           {"default_generator", s.default_generator},
                           {"bench_copy_reference", s.bench_copy_reference},
-                          {"bench_l2_flush", s.bench_l2_flush}});
+                          {"bench_l2_flush", s.bench_l2_flush},
+                          {"llm_providers", s.llm_providers},
+                          {"llm_default_provider", s.llm_default_provider}});
 }
 
 void from_json(const nlohmann::json& j, Settings& s) {
@@ -111,6 +114,12 @@ void from_json(const nlohmann::json& j, Settings& s) {
       setting<std::string>(j, "default_generator", "builtin", "a string (a generator's name)");
   s.bench_copy_reference = setting<bool>(j, "bench_copy_reference", true, "true or false");
   s.bench_l2_flush = setting<std::string>(j, "bench_l2_flush", "clean", "a string (clean or dirty)");
+  s.llm_providers.clear();
+  if (auto it = j.find("llm_providers"); it != j.end() && !it->is_null()) {
+    if (!it->is_array()) throw std::runtime_error(fmt::format("llm_providers is {}: expected a list", it->dump()));
+    for (const auto& p : *it) s.llm_providers.push_back(p.get<LlmProvider>());
+  }
+  s.llm_default_provider = setting<std::string>(j, "llm_default_provider", "", "a string (a provider's name)");
   s.unknown_keys = nlohmann::json::object();
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) == std::end(kKnownKeys))

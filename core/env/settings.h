@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/llm/llm_provider.h"
+
 namespace nova {
 
 struct Settings {
@@ -23,6 +25,10 @@ struct Settings {
   // docs/VERIFY.md). `nova bench` takes them as --no-copy-reference and --l2-flush.
   bool bench_copy_reference = true;
   std::string bench_l2_flush = "clean";
+  // LLM providers (core/llm/llm_provider.h; no API keys: those come from environment variables) and
+  // the one `nova llm` uses without --provider.
+  std::vector<LlmProvider> llm_providers;
+  std::string llm_default_provider;
   // Keys of the file this version does not know, with their values, as read.
   nlohmann::json unknown_keys = nlohmann::json::object();
 

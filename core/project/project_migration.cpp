@@ -81,6 +81,41 @@ UPDATE candidate_versions SET verdict_kind = verdict;
 ALTER TABLE candidate_versions DROP COLUMN verdict;
 ALTER TABLE candidate_versions RENAME COLUMN verdict_kind TO verdict;
 )sql"},
+      {6, "LLM searches and every candidate they asked for: lineage, round, parent, prompt, answer, attempts, "
+          "tokens, cost and outcome",
+       R"sql(
+CREATE TABLE llm_searches (
+  id INTEGER PRIMARY KEY,
+  group_id INTEGER NOT NULL REFERENCES fusion_groups(id),
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  options_json TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'running' CHECK (state IN ('running', 'finished', 'stopped', 'failed')),
+  stop_reason TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TABLE llm_candidates (
+  id INTEGER PRIMARY KEY,
+  search_id INTEGER NOT NULL REFERENCES llm_searches(id),
+  lineage INTEGER NOT NULL,
+  round INTEGER NOT NULL,
+  parent_version INTEGER REFERENCES candidate_versions(id),
+  version_id INTEGER REFERENCES candidate_versions(id),
+  code_hash TEXT NOT NULL DEFAULT '',
+  prompt TEXT NOT NULL,
+  answer TEXT NOT NULL DEFAULT '',
+  reasoning TEXT NOT NULL DEFAULT '',
+  outcome TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT '',
+  attempts_json TEXT NOT NULL DEFAULT '[]',
+  tokens_in INTEGER NOT NULL DEFAULT 0,
+  tokens_out INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  answer_s REAL NOT NULL DEFAULT 0,
+  evaluation_s REAL NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (search_id, lineage, round));
+CREATE INDEX llm_candidates_search ON llm_candidates(search_id);
+)sql"},
   };
   return migrations;
 }

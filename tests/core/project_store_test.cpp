@@ -292,11 +292,12 @@ TEST(ProjectStore, EveryVersionKeepsItsOwnPlanAndGeneratorRevision) {
 TEST(ProjectStore, RefusesANewerSchemaAndChangesNothing) {
   fs::path dir = test::scratch_dir("store_newer");
   { ProjectStore::create(dir).add_fusion_group({0, "g", "{}"}); }
-  raw_exec(dir / ProjectStore::kFileName,
-           "INSERT INTO schema_migrations(version, description) VALUES (99, 'from the future')");
+  const int theirs = ProjectStore::kSchemaVersion + 1;
+  raw_exec(dir / ProjectStore::kFileName, "INSERT INTO schema_migrations(version, description) VALUES (" +
+                                              std::to_string(theirs) + ", 'from the future')");
   auto before = snapshot(dir);
-  EXPECT_EQ(error_of(dir), (dir / "project.nova").string() +
-                               " was written by a newer Nova (schema 99; this build reads up to " +
+  EXPECT_EQ(error_of(dir), (dir / "project.nova").string() + " was written by a newer Nova (schema " +
+                               std::to_string(theirs) + "; this build reads up to " +
                                std::to_string(ProjectStore::kSchemaVersion) + "): nothing was changed");
   EXPECT_TRUE(snapshot(dir) == before);  // byte for byte, same files
 }

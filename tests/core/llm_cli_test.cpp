@@ -1,0 +1,115 @@
+// `nova llm` through the built binary, against the scripted loopback server: without a GPU it asks
+// for the first candidate, stores it, and stops at its evaluation with the engine's "needs a GPU"
+// error (exit 3); the API key, given in an environment variable, reaches the provider and no file of
+// the project, the settings or the output. Bad input (an unknown provider, an unset key variable, a
+// group the model lacks) is an error naming what is wrong (exit 2).
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/doctor/doctor_report.h"
+#include "core/llm/llm_search_store.h"
+#include "core/project/project_store.h"
+#include "core/worker/child_process.h"
+#include "support/llm_server/scripted_llm_server.h"
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kKey = "sk-cli-secret-7f3a9";
+
+struct LlmCli : ::testing::Test {
+  fs::path dir = test::scratch_dir(std::string("llm_cli_") +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path model = test::shared_examples_dir() / "matmul_scaling_residual_add.py";
+  fs::path graph = test::fixtures_dir() / "graphs" / "matmul_scaling_residual_add.json";
+
+  ChildProcess::Env env(const test::ScriptedLlmServer& server, bool with_key = true) {
+    LlmProvider p = server.provider(LlmProtocol::openai_chat);
+    p.name = "scripted";
+    p.api_key_env = "NOVA_LLM_TEST_KEY";
+    std::ofstream(dir / "settings.json")
+        << json{{"llm_providers", json::array({p})}, {"llm_default_provider", "scripted"}}.dump(2);
+    ChildProcess::Env e = ChildProcess::minimal_env();
+    e["NOVA_SETTINGS"] = (dir / "settings.json").string();
+    if (with_key) e["NOVA_LLM_TEST_KEY"] = kKey;
+    return e;
+  }
+  ProcessResult nova(std::vector<std::string> args, const ChildProcess::Env& env) {
+    args.insert(args.begin(), {test::nova_binary().string(), "llm", model.string(), "--graph", graph.string(),
+                               "--project", (dir / "project").string()});
+    return ChildProcess::run(args, env, 300s);
+  }
+};
+
+bool has_gpu() {
+  DoctorReport r;
+  probe_cuda_driver(r);
+  return r.has_gpu();
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(LlmCli, WithoutAGpuTheFirstCandidateIsStoredThenItStopsAndTheKeyIsNowhere) {
+  if (has_gpu()) GTEST_SKIP() << "this machine has a GPU: the no-GPU stop is tested where there is none";
+  test::ScriptedLlmServer server(
+      {{"responses", json::array({{{"type", "openai"},
+                                   {"text_file", (test::fixtures_dir() / "llm" / "slower.md").string()},
+                                   {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}}}}})}},
+      dir / "server");
+  ProcessResult r = nova({"--group", "0", "--lineages", "1", "--rounds", "1"}, env(server));
+  EXPECT_TRUE(r.status.exited);
+  EXPECT_EQ(r.status.code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
+  // The candidate is stored, as a version and as the search's record, waiting for a GPU.
+  ProjectStore project = ProjectStore::open(dir / "project");
+  LlmSearchStore store(dir / "project");
+  ASSERT_EQ(store.searches().size(), 1u);
+  auto candidates = store.candidates(store.searches()[0].id);
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].outcome, "pending");
+  ASSERT_TRUE(candidates[0].version_id);
+  EXPECT_EQ(project.version(*candidates[0].version_id).origin.kind, OriginKind::llm);
+  // The key went to the provider and nowhere else.
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0]["headers"]["Authorization"], std::string("Bearer ") + kKey);
+  EXPECT_EQ(r.out.find(kKey), std::string::npos);
+  EXPECT_EQ(r.err.find(kKey), std::string::npos);
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "project")) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    EXPECT_EQ(read_all(entry.path()).find(kKey), std::string::npos) << entry.path();
+  }
+  EXPECT_GT(files, 0);
+  EXPECT_EQ(read_all(dir / "settings.json").find(kKey), std::string::npos);
+}
+
+TEST_F(LlmCli, BadInputNamesWhatIsWrong) {
+  test::ScriptedLlmServer server({{"responses", json::array()}}, dir / "server");
+  ProcessResult unknown = nova({"--group", "0", "--provider", "nope"}, env(server));
+  EXPECT_EQ(unknown.status.code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("no LLM provider named 'nope'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("scripted"), std::string::npos) << unknown.err;
+  ProcessResult no_key = nova({"--group", "0"}, env(server, false));
+  EXPECT_EQ(no_key.status.code, 2) << no_key.err;
+  EXPECT_NE(no_key.err.find("NOVA_LLM_TEST_KEY"), std::string::npos) << no_key.err;
+  ProcessResult group = nova({"--group", "9"}, env(server));
+  EXPECT_EQ(group.status.code, 2) << group.err;
+  EXPECT_NE(group.err.find("--group 9"), std::string::npos) << group.err;
+  EXPECT_TRUE(server.requests().empty());  // nothing was asked
+}
+
+}  // namespace
+}  // namespace nova
