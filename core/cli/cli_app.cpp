@@ -27,6 +27,7 @@ int run_cli(int argc, char** argv) {
   add_profile_command(app);
   add_optimize_command(app);
   add_status_command(app);
+  add_export_command(app);
 
   try {
     app.parse(argc, argv);

@@ -21,5 +21,6 @@ void add_bench_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_optimize_command(CLI::App& app);
 void add_status_command(CLI::App& app);
+void add_export_command(CLI::App& app);
 
 }  // namespace nova
