@@ -13,7 +13,7 @@ namespace {
 // A file name for places with their own quoting rules (TOML): [A-Za-z0-9._-] kept, the rest '_'.
 std::string plain_name(const std::string& name) {
   std::string out;
-  for (unsigned char c : name) out += std::isalnum(c) && c < 128 || c == '.' || c == '-' ? char(c) : '_';
+  for (unsigned char c : name) out += (std::isalnum(c) && c < 128) || c == '.' || c == '-' ? char(c) : '_';
   return out;
 }
 }  // namespace
@@ -34,7 +34,7 @@ std::string PackageSources::registration(const ExportPlan& plan) {
       defs += fmt::format("  m.def({});  // {} group {}\n", cpp_string_literal(schema(g)), comment_safe(g.kind),
                           g.group_id);
   return fmt::format(
-      R"(// The ops of {pkg}: one per fusion group that ships a kernel, in the package's own namespace
+      R"~(// The ops of {pkg}: one per fusion group that ships a kernel, in the package's own namespace
 // (torch.ops.{pkg}). Their CUDA implementations are registered by csrc/group_N.cu; their fake
 // (meta) functions and autograd formulas by {pkg}/_ops.py. Written by nova export {version}.
 // The library has no Python API: `import {pkg}._C` only loads it, which registers the ops. It is
@@ -52,7 +52,7 @@ PyObject* PyInit__C(void) {{
 
 TORCH_LIBRARY({pkg}, m) {{
 {defs}}}
-)",
+)~",
       fmt::arg("pkg", plan.package_name), fmt::arg("version", build_info::version()), fmt::arg("defs", defs));
 }
 
@@ -69,7 +69,7 @@ std::string PackageSources::group_source(const ExportPlan& plan, const ExportGro
   for (const auto& t : c.plan.inputs)
     shapes += fmt::format("//   {} {}{}\n", comment_safe(t.name), comment_safe(t.dtype), GroupContext::shape_text(t.shape));
   return fmt::format(
-      R"(// Fusion group {id} ({kind}) of {model}: version {version} ({rule}).
+      R"~(// Fusion group {id} ({kind}) of {model}: version {version} ({rule}).
 // {summary}
 // The op torch.ops.{pkg}.{op} runs these kernels on inputs of exactly these shapes (contiguous, on
 // CUDA); {pkg}/_ops.py sends every other call to the group's original PyTorch code:
@@ -82,7 +82,7 @@ std::string PackageSources::group_source(const ExportPlan& plan, const ExportGro
 TORCH_LIBRARY_IMPL({pkg}, CUDA, m) {{
   m.impl("{op}", &{op});
 }}
-)",
+)~",
       fmt::arg("id", group.group_id), fmt::arg("kind", comment_safe(group.kind)),
       fmt::arg("model", comment_safe(plan.model_path.filename().string())),
       fmt::arg("version", group.version_id.value_or(0)), fmt::arg("rule", comment_safe(group.rule)),
@@ -97,7 +97,7 @@ std::string PackageSources::setup_py(const ExportPlan& plan) {
   std::string ext_modules =
       plan.shipped() == 0
           ? "[]  # no group ships a kernel: the package runs the client's PyTorch code"
-          : fmt::format(R"([
+          : fmt::format(R"~([
     CUDAExtension(
         "{pkg}._C",
         sources=["csrc/ops.cpp"{sources}],
@@ -105,10 +105,10 @@ std::string PackageSources::setup_py(const ExportPlan& plan) {
         define_macros=[("Py_LIMITED_API", "0x03090000")],
         extra_compile_args={{"cxx": ["-O3"], "nvcc": ["-O3", "-lineinfo"]}},
     )
-])",
+])~",
                         fmt::arg("pkg", plan.package_name), fmt::arg("sources", sources));
   return fmt::format(
-      R"(# Builds {pkg}: the kernels nova export shipped for {model}, as a torch extension without a
+      R"~(# Builds {pkg}: the kernels nova export shipped for {model}, as a torch extension without a
 # pybind11 module (ops registered with TORCH_LIBRARY), built against Python's limited API so one
 # wheel serves CPython 3.9 and later. Install with `pip install --no-build-isolation .` in an
 # environment that has torch and the CUDA toolkit (nvcc).
@@ -129,14 +129,14 @@ setup(
     cmdclass={{"build_ext": BuildExtension}},
     options={{"bdist_wheel": {{"py_limited_api": "cp39"}}}},
 )
-)",
+)~",
       fmt::arg("pkg", plan.package_name), fmt::arg("model", comment_safe(plan.model_path.filename().string())),
       fmt::arg("arch", plan.arch_list), fmt::arg("ext_modules", ext_modules));
 }
 
 std::string PackageSources::pyproject_toml(const ExportPlan& plan) {
   return fmt::format(
-      R"([build-system]
+      R"~([build-system]
 requires = ["setuptools>=64", "wheel", "torch"]
 build-backend = "setuptools.build_meta"
 
@@ -150,7 +150,7 @@ dependencies = ["torch"]
 
 [project.optional-dependencies]
 test = ["pytest"]
-)",
+)~",
       fmt::arg("pkg", plan.package_name), fmt::arg("model", plain_name(plan.model_path.filename().string())));
 }
 
