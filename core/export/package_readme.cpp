@@ -69,13 +69,17 @@ std::string PackageReadme::write(const ExportPlan& plan, const std::string& comm
     figures += fmt::format("| {} | {} |\n", g.group_id, group_row_figures(g));
     if (method.empty() && g.benchmark) {
       const auto& m = g.benchmark->method;
-      method = fmt::format("Group figures: the project's stored benchmark of each shipped version (nova's worker, "
-                           "one process, candidate, eager and torch.compile interleaved; medians of {} timed "
-                           "calls; cold: GPU time by CUDA events with the L2 flushed before each call, {}; wall: host "
-                           "time per call); in brackets the 95% bootstrap interval of the ratio to eager. GPU: {}.",
-                           m.contains("iters") ? m["iters"].dump() : "the recorded",
-                           markdown_safe(g.benchmark->cold_flush_sentence()),
-                           markdown_safe(g.benchmark->environment.value("gpu", nlohmann::json("not recorded")).dump()));
+      auto text = [&](const nlohmann::json& j, const char* key, const std::string& otherwise) {
+        if (!j.contains(key)) return otherwise;
+        return markdown_safe(j[key].is_string() ? j[key].get<std::string>() : j[key].dump());
+      };
+      method = fmt::format(
+          "Group figures: the project's stored benchmark of each shipped version (nova's worker: the version, "
+          "eager and torch.compile interleaved in one process; cold: medians of {} calls, GPU time by CUDA "
+          "events, {}; wall: {}; TF32 {}); in brackets the 95% bootstrap interval of the ratio to eager. GPU: {}.",
+          text(m, "calls", "the recorded number of"), markdown_safe(g.benchmark->cold_flush_sentence()),
+          text(m, "wall", "host time per call"), m.value("tf32", false) ? "on" : "off",
+          text(g.benchmark->environment, "gpu", "not recorded"));
     }
   }
   if (figures.empty()) figures = "| none | not measured | not measured | not measured | not measured |\n";

@@ -262,6 +262,30 @@ TEST(ExportCli, AModelThatCannotBeRebuiltFromGetInitInputsIsRefused) {
   EXPECT_FALSE(fs::exists(dir / "pkg"));
 }
 
+TEST_F(ExportFixture, NovaExportWritesThePackageAndRecordsTheExportInTheProject) {
+  build();
+  session.reset();  // the CLI opens the project itself
+  const fs::path out = dir / "cli_pkg";
+  ProcessResult r = ChildProcess::run({test::nova_binary().string(), "export", model.string(), "--project",
+                                       (dir / "project").string(), "--out", out.string(), "--name", "client_kernels"},
+                                      test::worker_env(), 5min);
+  ASSERT_TRUE(r.status.exited && r.status.code == 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 of 1 fusion groups ship kernels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("group 0 (gemm+epilogue): version {} ships", version)), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(out / "client_kernels" / "package.json"));
+  EXPECT_NE(read_text(out / "README.md").find("--name client_kernels"), std::string::npos);
+  ProjectStore store = ProjectStore::open(dir / "project");
+  ASSERT_EQ(store.exports().size(), 1u);
+  EXPECT_EQ(store.exports()[0].version_id, version);
+  // A second export into the same folder is refused and changes nothing.
+  ProcessResult again = ChildProcess::run({test::nova_binary().string(), "export", model.string(), "--project",
+                                           (dir / "project").string(), "--out", out.string()},
+                                          test::worker_env(), 5min);
+  EXPECT_EQ(again.status.code, 2) << again.err;
+  EXPECT_NE(again.err.find("is not empty"), std::string::npos) << again.err;
+  EXPECT_EQ(ProjectStore::open(dir / "project").exports().size(), 1u);
+}
+
 TEST_F(ExportFixture, ThePackagesSourcesCompileWithNvccForSm90) {
   build();
   const fs::path out = dir / "pkg";
