@@ -150,7 +150,8 @@ def test_opcheck_passes_for_every_op(transformer):
         torch.manual_seed(3)
         inputs = tuple(t.requires_grad_(True) for t in module._ops.EXAMPLE_INPUTS[g["op"]]())
         torch.library.opcheck(module._ops.op(g["op"]), inputs,
-                              test_utils=("test_schema", "test_autograd_registration", "test_faketensor"))
+                              test_utils=("test_schema", "test_autograd_registration", "test_faketensor",
+                                          "test_aot_dispatch_static"))
 
 
 def test_the_state_dict_and_signatures_are_the_originals(transformer):
