@@ -28,6 +28,7 @@ int run_cli(int argc, char** argv) {
   add_optimize_command(app);
   add_status_command(app);
   add_llm_command(app);
+  add_export_command(app);
 
   try {
     app.parse(argc, argv);

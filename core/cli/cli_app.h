@@ -22,5 +22,6 @@ void add_profile_command(CLI::App& app);
 void add_optimize_command(CLI::App& app);
 void add_status_command(CLI::App& app);
 void add_llm_command(CLI::App& app);
+void add_export_command(CLI::App& app);
 
 }  // namespace nova

@@ -86,7 +86,7 @@ std::string ExtensionWriter::header(const std::string& name) {
 
 std::string ExtensionWriter::common_header() { return header("common.cuh"); }
 
-std::string ExtensionWriter::write(const Candidate& c) {
+std::string ExtensionWriter::host_code(const Candidate& c, const std::string& function) {
   const LaunchPlan& p = c.plan;
   // The source's kernels/nova includes: common.cuh opens every extension (below), so its include
   // is dropped; any other header a rule includes (the tensor-core GEMM's) is inlined where it stood.
@@ -169,28 +169,34 @@ std::string ExtensionWriter::write(const Candidate& c) {
   for (std::size_t i = 0; i < p.outputs.size(); ++i) outs += fmt::format("{}output_{}", i ? ", " : "", i);
 
   return fmt::format(
+      R"(// ---- kernels/nova/common.cuh ----
+{common}
+// ---- the candidate's kernels ----
+{kernels}
+std::vector<torch::Tensor> {function}({params}) {{
+{checks}  const auto stream = at::cuda::getCurrentCUDAStream();
+{allocs}{steps}  return {{{outs}}};
+}}
+)",
+      fmt::arg("common", common_header()), fmt::arg("kernels", kernels), fmt::arg("function", callable(function, "host function")),
+      fmt::arg("params", params), fmt::arg("checks", checks), fmt::arg("allocs", allocs), fmt::arg("steps", steps),
+      fmt::arg("outs", outs));
+}
+
+std::string ExtensionWriter::write(const Candidate& c) {
+  return fmt::format(
       R"(// Torch extension of a Nova candidate: {summary}
 // Build with torch.utils.cpp_extension (nvcc); call forward(*inputs) -> list of outputs.
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
 
-// ---- kernels/nova/common.cuh ----
-{common}
-// ---- the candidate's kernels ----
-{kernels}
-std::vector<torch::Tensor> forward({params}) {{
-{checks}  const auto stream = at::cuda::getCurrentCUDAStream();
-{allocs}{steps}  return {{{outs}}};
-}}
-
+{code}
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{
   m.def("forward", &forward, "Nova candidate for fusion group {group}");
 }}
 )",
-      fmt::arg("summary", comment_safe(c.summary)), fmt::arg("common", common_header()),
-      fmt::arg("kernels", kernels), fmt::arg("params", params), fmt::arg("checks", checks),
-      fmt::arg("allocs", allocs), fmt::arg("steps", steps), fmt::arg("outs", outs),
+      fmt::arg("summary", comment_safe(c.summary)), fmt::arg("code", host_code(c, "forward")),
       fmt::arg("group", c.group_id));
 }
 

@@ -16,6 +16,10 @@ class ExtensionWriter {
   // throws UnsupportedGroup for a plan whose kernels, library functions, references or scalar types
   // are not ones C++ can name.
   static std::string write(const Candidate& candidate);
+  // The part of write() without includes and module: the inlined headers, the kernels and the host
+  // function named `function` (a C identifier) taking the plan's inputs as torch::Tensor and returning
+  // its outputs as std::vector<torch::Tensor>. The export (core/export) registers it as a torch op.
+  static std::string host_code(const Candidate& candidate, const std::string& function);
   // kernels/nova/common.cuh, read from the kernels folder.
   static std::string common_header();
   // kernels/nova/<name>, read once, with its include guard removed (it is inlined).

@@ -1,0 +1,106 @@
+"""Each op of @PACKAGE@ against its group's original PyTorch code (groups/group_N.py): the schema the
+package states, fresh inputs at the shape its kernels were built for (several draws, inputs left
+unchanged), torch.library.opcheck (schema, fake function, autograd registration), and a second shape,
+which the shape guard sends to the original code instead of the kernels (the op itself refuses it)."""
+
+import pytest
+import torch
+
+from @PACKAGE@ import _ops, _runtime
+
+from conftest import assert_matches, needs_cuda
+
+GROUPS = _ops.SHIPPED
+IDS = [g["op"] for g in GROUPS]
+needs_built = pytest.mark.skipif(not _ops.COMPILED, reason=f"the extension is not built here: {_ops.LOAD_ERROR}")
+
+
+def fresh_inputs(group, seed, device="cuda"):
+    torch.manual_seed(seed)
+    return [x.to(device) for x in _ops.EXAMPLE_INPUTS[group["op"]]()]
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=IDS)
+def test_the_op_has_the_stated_schema(group):
+    schema = str(_ops.op(group["op"])._schema)
+    assert schema == f"{_ops.NAMESPACE}::{group['schema']}"
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=IDS)
+def test_the_original_code_takes_the_recorded_inputs(group):
+    inputs = fresh_inputs(group, 0, "cpu")
+    assert [list(x.shape) for x in inputs] == [s["shape"] for s in group["input_specs"]]
+    outs = _ops.as_list(_ops.ORIGINAL[group["op"]](*inputs))
+    assert [list(o.shape) for o in outs] == [s["shape"] for s in group["output_specs"]]
+
+
+@needs_cuda
+@needs_built
+@pytest.mark.parametrize("group", GROUPS, ids=IDS)
+def test_the_op_matches_the_original_on_fresh_inputs(group):
+    for seed in range(3):
+        inputs = fresh_inputs(group, seed)
+        before = [x.clone() for x in inputs]
+        got = _ops.op(group["op"])(*inputs)
+        torch.cuda.synchronize()
+        want = _ops.as_list(_ops.ORIGINAL[group["op"]](*inputs))
+        assert len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_matches(g, w, f"{group['op']} output {i} (seed {seed})")
+        for x, b in zip(inputs, before):
+            assert torch.equal(x, b), f"{group['op']} modified an input"
+
+
+@needs_cuda
+@needs_built
+@pytest.mark.parametrize("group", GROUPS, ids=IDS)
+def test_opcheck(group):
+    # Static shapes: the kernels take only the shapes they were built for (other shapes never reach
+    # the op), so the fake function states those; the dynamic-shape check would ask for more.
+    inputs = tuple(x.requires_grad_(x.is_floating_point()) for x in fresh_inputs(group, 0))
+    torch.library.opcheck(_ops.op(group["op"]), inputs,
+                          test_utils=("test_schema", "test_autograd_registration", "test_faketensor",
+                                      "test_aot_dispatch_static"))
+
+
+@needs_cuda
+@needs_built
+@pytest.mark.parametrize("group", GROUPS, ids=IDS)
+def test_another_shape_runs_the_original_code(group):
+    inputs = fresh_inputs(group, 0)
+    specs = group["input_specs"]
+    assert _runtime.accelerated(inputs, specs)
+    grown = [torch.cat([x, x]) if x.dim() > 0 else x for x in inputs[:1]] + inputs[1:]
+    assert not _runtime.accelerated(grown, specs)
+    calls = []
+
+    def original(*xs):
+        calls.append(xs)
+        return (xs[0],)
+
+    out = _runtime.group_call(group, original)(*grown)
+    assert len(calls) == 1 and out[0] is grown[0], "the guard must send another shape to the original code"
+    with pytest.raises(RuntimeError):
+        _ops.op(group["op"])(*grown)  # the kernels' own check: never a result for a shape they were not built for
+    assert not _runtime.accelerated([x.cpu() for x in inputs], specs)
+    if inputs[0].dim() >= 2:
+        assert not _runtime.accelerated([inputs[0].transpose(0, 1).contiguous().transpose(0, 1)] + inputs[1:], specs)
+
+
+@needs_cuda
+@needs_built
+@pytest.mark.parametrize("group", GROUPS, ids=IDS)
+def test_gradients_match_the_original(group):
+    inputs = [x.requires_grad_(x.is_floating_point()) for x in fresh_inputs(group, 0)]
+    got = _ops.op(group["op"])(*inputs)
+    weights = [torch.randn_like(o) for o in got]
+    sum(((o * w).sum() for o, w in zip(got, weights) if o.is_floating_point())).backward()
+    got_grads = [x.grad.clone() if x.grad is not None else None for x in inputs]
+    refs = [x.detach().clone().requires_grad_(x.requires_grad) for x in inputs]
+    want = _ops.as_list(_ops.ORIGINAL[group["op"]](*refs))
+    sum(((o * w).sum() for o, w in zip(want, weights) if o.is_floating_point())).backward()
+    for i, (g, r) in enumerate(zip(got_grads, refs)):
+        if r.grad is None:
+            assert g is None or not g.any()
+        else:
+            assert_matches(g, r.grad, f"{group['op']} gradient of input {i}")

@@ -1,0 +1,194 @@
+"""The export package's Python side (resources/export) on the CPU, without nvcc: a package for a
+shared example is assembled from the templates and a manifest made from a real intake of the model
+(nova_worker), every group "shipping"; CPU kernels standing in for the CUDA ones (each group's
+original PyTorch code) are registered for the ops, so the shape guard, the replacement of each group's
+nodes in the captured forward, the fake functions (opcheck), the autograd formulas and torch.compile
+through the ops are exercised. Also the statistics copied for benchmark.py."""
+
+import importlib
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from nova_worker import intake  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATES = os.path.join(HERE, "..", "..", "resources", "export")
+SHARED = os.environ.get("NOVA_SHARED", os.path.join(HERE, "..", "..", "..", "shared"))
+EXAMPLES = os.path.join(SHARED, "examples")
+
+
+def assemble(tmp_path, model_file, name):
+    """The package's Python side as PackageWriter lays it out, with package.json from intake."""
+    path = os.path.join(EXAMPLES, model_file)
+    assert os.path.isfile(path), f"missing shared example {path}"
+    graph = intake.run_intake({"model": path}, lambda *a, **k: None)
+    root = tmp_path / "pkg"
+    pkg = root / name
+    (pkg / "groups").mkdir(parents=True)
+    for rel in ("package/__init__.py", "package/_ops.py", "package/_runtime.py", "package/_stats.py"):
+        text = open(os.path.join(TEMPLATES, rel), encoding="utf-8").read().replace("@PACKAGE@", name)
+        (pkg / os.path.basename(rel)).write_text(text)
+    shutil.copy(path, pkg / "client_model.py")
+    groups = []
+    for g in graph["groups"]:
+        meta = {t["name"]: t for n in graph["nodes"] for t in n["outputs"]}
+        meta.update({t["name"]: t for t in graph["inputs"]})
+        meta.update({p["tensor"]["name"]: p["tensor"] for p in graph["params"]})
+        spec = lambda n: {"name": n, "shape": meta[n]["shape"], "dtype": meta[n]["dtype"]}  # noqa: E731
+        op = f"group_{g['id']}"
+        (pkg / "groups" / f"{op}.py").write_text(g["functional_source"])
+        params = ", ".join(f"Tensor input_{i}" for i in range(len(g["inputs"])))
+        groups.append({"id": g["id"], "kind": g["kind"], "ships": True, "reason": "test", "nodes": g["nodes"],
+                       "node_targets": [graph["nodes"][i]["target"] for i in g["nodes"]],
+                       "inputs": g["inputs"], "outputs": g["outputs"], "op": op,
+                       "schema": f"{op}({params}) -> Tensor[]",
+                       "input_specs": [spec(n) for n in g["inputs"]], "output_specs": [spec(n) for n in g["outputs"]],
+                       "functional_source": f"groups/{op}.py"})
+    manifest = {"format": "nova.export", "version": 1, "package": name, "model_file": model_file,
+                "model_form": graph["model_form"], "inputs": graph["inputs"], "groups": groups,
+                "params": [{"name": p["name"], "shape": p["tensor"]["shape"], "dtype": p["tensor"]["dtype"]}
+                           for p in graph["params"]],
+                "figures": {}}
+    (pkg / "package.json").write_text(json.dumps(manifest))
+    sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(root))
+    return module, graph
+
+
+def with_cpu_kernels(module, calls):
+    """CPU implementations of the ops (the group's original code), counting their calls; the shape
+    guard then takes CPU tensors as the kernels' device."""
+    ops, runtime = module._ops, module._runtime
+    for g in ops.SHIPPED:
+        original = ops.ORIGINAL[g["op"]]
+
+        def kernel(*xs, _op=g["op"], _fn=original):
+            calls.append(_op)
+            return [o.clone().contiguous() for o in ops.as_list(_fn(*xs))]
+
+        torch.library.impl(f"{ops.NAMESPACE}::{g['op']}", "cpu", kernel)
+    ops.COMPILED = True
+    runtime.KERNEL_DEVICE = "cpu"
+
+
+@pytest.fixture(scope="module")
+def transformer(tmp_path_factory):
+    module, graph = assemble(tmp_path_factory.mktemp("tiny"), "tiny_transformer_block.py", "nova_test_tiny")
+    calls = []
+    with_cpu_kernels(module, calls)
+    return module, graph, calls
+
+
+def test_the_schemas_are_defined_without_the_compiled_library(tmp_path):
+    module, graph = assemble(tmp_path, "swish_bias_clamp.py", "nova_test_schemas")
+    assert module.COMPILED is False and module.LOAD_ERROR
+    for g in module._ops.SHIPPED:
+        assert str(module._ops.op(g["op"])._schema) == f"nova_test_schemas::{g['schema']}"
+
+
+def test_every_group_is_replaced_and_the_model_matches_the_original(transformer):
+    module, graph, calls = transformer
+    torch.manual_seed(0)
+    original = module.Model(*module.get_init_inputs()).eval()
+    new = module.ModelNew(*module.get_init_inputs()).eval()
+    new.load_state_dict(original.state_dict())
+    x = module.get_inputs()
+    calls.clear()
+    with torch.no_grad():
+        got, want = new(*x), original(*x)
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    acc = [a for a in module._runtime.captures(new).values() if a is not None]
+    assert sorted(acc[0].replaced) == [g["id"] for g in graph["groups"]]
+    assert sorted(set(calls)) == sorted(f"group_{g['id']}" for g in graph["groups"])
+    # Fewer nodes than the capture: each group is one call now.
+    assert not any(n.op == "call_function" and str(n.target) == "aten.layer_norm.default"
+                   for n in acc[0].ep.graph_module.graph.nodes)
+
+
+def test_another_batch_size_runs_the_original_code_of_each_group(transformer):
+    module, _, calls = transformer
+    torch.manual_seed(1)
+    original = module.Model(*module.get_init_inputs()).eval()
+    new = module.optimize(module.Model(*module.get_init_inputs()).eval())
+    new.load_state_dict(original.state_dict())
+    x = [torch.cat([t, t]) for t in module.get_inputs()]
+    calls.clear()
+    with torch.no_grad():
+        torch.testing.assert_close(new(*x), original(*x), atol=1e-5, rtol=1e-5)
+    assert calls == [], "no kernel may run on a shape it was not built for"
+
+
+def test_gradients_through_the_ops_match_eager(transformer):
+    module, _, calls = transformer
+    torch.manual_seed(2)
+    original = module.Model(*module.get_init_inputs())
+    new = module.ModelNew(*module.get_init_inputs())
+    new.load_state_dict(original.state_dict())
+    x = module.get_inputs()[0]
+    grads = []
+    calls.clear()
+    for m in (original, new):
+        xi = x.clone().requires_grad_(True)
+        m(xi).square().mean().backward()
+        grads.append([xi.grad] + [p.grad for p in m.parameters()])
+    assert calls, "the ops ran in the forward"
+    for a, b in zip(*grads):
+        torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-4)
+
+
+def test_opcheck_passes_for_every_op(transformer):
+    module, _, _ = transformer
+    for g in module._ops.SHIPPED:
+        torch.manual_seed(3)
+        inputs = tuple(t.requires_grad_(True) for t in module._ops.EXAMPLE_INPUTS[g["op"]]())
+        torch.library.opcheck(module._ops.op(g["op"]), inputs,
+                              test_utils=("test_schema", "test_autograd_registration", "test_faketensor",
+                                          "test_aot_dispatch_static"))
+
+
+def test_the_state_dict_and_signatures_are_the_originals(transformer):
+    import inspect
+    module, _, _ = transformer
+    assert inspect.signature(module.ModelNew.forward) == inspect.signature(module.Model.forward)
+    assert inspect.signature(module.ModelNew.__init__) == inspect.signature(module.Model.__init__)
+    assert list(module.ModelNew(*module.get_init_inputs()).state_dict()) == \
+        list(module.Model(*module.get_init_inputs()).state_dict())
+    with pytest.raises(ValueError):
+        module.optimize(torch.nn.Linear(2, 2))
+
+
+def test_the_functional_form_is_accelerated_and_another_fn_runs_as_given(tmp_path):
+    module, graph = assemble(tmp_path, "matmul_scaling_residual_add.py", "nova_test_functional")
+    calls = []
+    with_cpu_kernels(module, calls)
+    torch.manual_seed(0)
+    original = module.Model(*module.get_init_inputs())
+    new = module.ModelNew(*module.get_init_inputs())
+    new.load_state_dict(original.state_dict())
+    x = module.get_inputs()
+    with torch.no_grad():
+        torch.testing.assert_close(new(*x), original(*x))
+        assert calls, "the functional form's groups ran their ops"
+        calls.clear()
+        seen = []
+        new(*x, fn=lambda *a: seen.append(a) or module._runtime.client_model.module_fn(*a))
+    assert seen and not calls
+
+
+def test_the_ratio_interval_brackets_the_ratio_and_is_seeded(transformer):
+    stats = importlib.import_module(transformer[0].__name__ + "._stats")
+    base = [10.0 + 0.1 * (i % 7) for i in range(40)]
+    cand = [5.0 + 0.05 * (i % 5) for i in range(40)]
+    r = stats.ratio_interval(base, cand)
+    assert r[1] <= r[0] <= r[2] and r[1] > 1.8
+    assert r == stats.ratio_interval(base, cand)
+    assert stats.ratio_interval(base[:4], cand) is None
+    assert stats.summarize([3, 1, 2])["median"] == 2
