@@ -5,7 +5,7 @@
 #   packaging/gpu-server.sh [BUILD_DIR]          (default: build-headless)
 #   NOVA_SKIP_TESTS=1 packaging/gpu-server.sh    (build only)
 #
-# Servers without the small dev packages (SQLite headers, CLI11, dtl) can take them as Debian
+# Servers without the small dev packages (SQLite headers, CLI11, dtl, libcurl headers) can take them as Debian
 # .deb files in .carry/debs (packaging/fetch-server-debs.sh fetches them on a machine with apt);
 # they are unpacked into a private prefix, nothing is installed system-wide.
 set -euo pipefail
@@ -26,6 +26,12 @@ if [ -d .carry/debs ] && ls .carry/debs/*.deb >/dev/null 2>&1; then
     lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null || true)
     [ -n "$lib" ] || lib="$deps/usr/lib/x86_64-linux-gnu/libsqlite3.a"
     extra+=(-DSQLite3_INCLUDE_DIR="$deps/usr/include" -DSQLite3_LIBRARY="$lib")
+  fi
+  # libcurl (the LLM client): the headers from the .deb, linked against the server's libcurl.so.4.
+  if [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ] && [ ! -f /usr/include/curl/curl.h ] &&
+     [ -f "$deps/usr/include/x86_64-linux-gnu/curl/curl.h" ]; then
+    lib=$(ls /usr/lib/x86_64-linux-gnu/libcurl.so.4 2>/dev/null || true)
+    [ -n "$lib" ] && extra+=(-DCURL_INCLUDE_DIR="$deps/usr/include/x86_64-linux-gnu" -DCURL_LIBRARY="$lib")
   fi
   extra+=(-DCMAKE_INCLUDE_PATH="$deps/usr/include")
 fi
