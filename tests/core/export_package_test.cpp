@@ -3,7 +3,7 @@
 // TORCH_LIBRARY and no pybind11 module, the manifest, the README with the stored figures), its own
 // pytest suite runs on the CPU (op schemas, ModelNew's signatures and state_dict keys against the
 // original Model, the whole model through the PyTorch fallbacks); bad inputs (a model file changed
-// since intake, an unvalidated or tied choice, a non-empty output folder, a failed build check, no
+// since intake, an unvalidated or declined choice, a non-empty output folder, a failed build check, no
 // nvcc, a Model that cannot be rebuilt from get_init_inputs()) each give their message and leave
 // nothing behind. ExportPackageBuild compiles the package's sources with nvcc for sm_90.
 #include <fstream>
@@ -18,6 +18,7 @@
 #include "core/export/export_planner.h"
 #include "core/export/package_build_check.h"
 #include "core/export/package_writer.h"
+#include "core/project/project_error.h"
 #include "core/session/project_session.h"
 #include "support/graph_fixtures.h"
 #include "support/test_paths.h"
@@ -47,14 +48,17 @@ json recorded_validation() {
   return read_json(test::fixtures_dir() / "generator_run" / "h200_clean" / "matmul_scaling_residual_add_g0.validate.json");
 }
 json recorded_bench() { return read_json(test::fixtures_dir() / "bench" / "matmul_scaling_residual_add_g0.h200.json"); }
-// The same run with the candidate's samples replaced by eager's: a tie (no faster, no slower).
-json tied_bench() {
+// The same run with the candidate's samples at 1.5x eager's: slower beyond the noise, declined.
+json declined_bench() {
   json j = recorded_bench();
   std::map<std::string, json> eager;
   for (const auto& m : j["measurements"])
     if (m["variant"] == "eager") eager[m["mode"]] = m["samples"];
   for (auto& m : j["measurements"])
-    if (m["variant"] == "candidate") m["samples"] = eager[m["mode"]];
+    if (m["variant"] == "candidate") {
+      m["samples"] = eager[m["mode"]];
+      for (auto& x : m["samples"]) x = x.get<double>() * 1.5;
+    }
   return j;
 }
 
@@ -195,14 +199,14 @@ TEST_F(ExportFixture, AModelFileChangedSinceIntakeIsRefused) {
   expect_export_error([&] { plan(); }, "changed since its intake");
 }
 
-TEST_F(ExportFixture, ATiedVersionDoesNotShipAndChoosingItIsRefused) {
-  build(tied_bench());
+TEST_F(ExportFixture, ADeclinedVersionDoesNotShipAndCannotBeChosen) {
+  build(declined_bench());
   ExportPlan p = plan();
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_FALSE(p.groups[0].ships());
-  EXPECT_NE(p.groups[0].reason.find("tie"), std::string::npos) << p.groups[0].reason;
-  session->store().choose_for_export(version);
-  expect_export_error([&] { plan(); }, "a tie is not a win");
+  EXPECT_NE(p.groups[0].reason.find("slower"), std::string::npos) << p.groups[0].reason;
+  EXPECT_THROW(session->store().choose_for_export(version), ProjectError);
+  EXPECT_EQ(plan().shipped(), 0);
 }
 
 TEST_F(ExportFixture, AnUnvalidatedChoiceIsRefused) {
