@@ -72,6 +72,10 @@ ALTER TABLE candidate_versions ADD COLUMN plan_json TEXT NOT NULL DEFAULT '';
 ALTER TABLE candidate_versions ADD COLUMN generator_revision INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE fusion_groups ADD COLUMN generator_revision INTEGER NOT NULL DEFAULT 0;
 )sql"},
+      {8, "intake's warnings about the model each version was generated from (JSON array of sentences)",
+       R"sql(
+ALTER TABLE candidate_versions ADD COLUMN intake_warnings TEXT NOT NULL DEFAULT '[]';
+)sql"},
   };
   return migrations;
 }
