@@ -192,6 +192,7 @@ json ProjectSession::run_generate(const GenerateOptions& options, JobContext& ct
     ctx.progress(fmt::format("group {} ({}): generating and compiling", g.id, g.kind),
                  static_cast<double>(i) / todo.size());
     GeneratedGroup r{g, gen.generate(graph, g), {}};
+    r.intake_warnings = graph.warnings;  // they go with every version into the project
     if (!r.candidate.declined)
       r.build = compiler_.compile(r.candidate.cuda_source, fmt::format("group{}.cu", g.id), target.arch);
     if (options.alternatives)

@@ -521,7 +521,7 @@ TEST_F(MainWindowTest, SendToGeneratorOpensTheGroupsPrimaryNotItsAlternative) {
   EXPECT_GT(checked, 0);  // mlp_block's linear groups have the tensor-core alternative
 }
 
-TEST_F(MainWindowTest, DISABLED_AFailedIntakeShowsTheUsersTracebackAndTheStudioGoesOn) {
+TEST_F(MainWindowTest, AFailedIntakeShowsTheUsersTracebackAndTheStudioGoesOn) {
   ScriptedSessions failing([](const std::string& model, const std::string& cmd, const json& args,
                               const WorkerCall& call) -> json {
     if (model != "get_inputs_raises.py" || cmd != "intake") return recordedWorker(model, cmd, args, call);

@@ -83,7 +83,10 @@ KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent)
   connect(save_, &QPushButton::clicked, this, [this] { saveEdit(); });
   connect(build_, &QPushButton::clicked, this, &KernelWorkspace::buildCurrent);
   connect(builder_, &EditBuilder::started, this,
-          [this](qint64 id) { status_->setText(QString("Building v%1 with NVRTC…").arg(id)); });
+          [this](qint64 id) {
+            const QString building = QString("Building v%1 with NVRTC…").arg(id);
+            status_->setText(status_->text().isEmpty() ? building : status_->text() + " " + building);
+          });
   connect(builder_, &EditBuilder::built, this, &KernelWorkspace::showBuild);
   connect(tree_, &VersionTreeView::versionActivated, this, [this](qint64 id) {
     if (hasUnsavedEdit() && id != current_) {

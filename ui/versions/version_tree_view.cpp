@@ -103,6 +103,10 @@ QString VersionTreeView::exportProblem(qint64 id) const {
       return QString("v%1 ties with eager (the 95% interval includes 1.0), not a win to export: %2")
           .arg(id)
           .arg(sentence);
+    if (*v.verdict != VerdictKind::ships)
+      return QString("v%1 has no verdict against eager (its benchmark lacks a cold or wall median): %2")
+          .arg(id)
+          .arg(sentence);
     return {};
   } catch (const ProjectError& e) {
     return QString::fromUtf8(e.what());
