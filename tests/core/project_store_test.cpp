@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/gen/stored_generation.h"
+#include "core/session/stored_generation.h"
 #include "core/project/damaged_project.h"
 #include "core/project/project_error.h"
 #include "core/project/project_migration.h"
