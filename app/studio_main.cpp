@@ -1,32 +1,54 @@
-// nova-studio: the desktop studio. `nova-studio [MODEL.py]` opens a model at start.
+// nova-studio: the desktop studio. `nova-studio [MODEL.py]` opens a model at start; `--help` and
+// `--version` answer without a display.
 #include <QApplication>
-#include "core/env/build_info.h"
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QMessageBox>
 #include <QTimer>
 
+#include "core/env/build_info.h"
 #include "core/env/settings.h"
 #include "ui/shell/main_window.h"
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  Q_INIT_RESOURCE(nova);  // resources/nova.qrc lives in the static nova_ui library
-  QApplication::setApplicationName("Nova Studio");
-  QApplication::setApplicationVersion(nova::build_info::version());
-  QApplication::setWindowIcon(QIcon(":/nova/nova.svg"));
+namespace {
 
-  QCommandLineParser parser;
+struct StudioOptions {
+  QCommandLineOption generator{"generator", "generator for this session: builtin (default)", "name", "builtin"};
+  QCommandLineOption screenshot{"screenshot", "save a picture of the window once the model is loaded, then quit",
+                                "file.png"};
+};
+
+void describe(QCommandLineParser& parser, const StudioOptions& o) {
+  QCoreApplication::setApplicationName("Nova Studio");
+  QCoreApplication::setApplicationVersion(nova::build_info::version());
   parser.setApplicationDescription("Nova Studio: fused CUDA kernels for PyTorch models");
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption generator("generator", "generator for this session: builtin (default)", "name",
-                               "builtin");
-  parser.addOption(generator);
-  QCommandLineOption screenshot(
-      "screenshot", "save a picture of the window once the model is loaded, then quit", "file.png");
-  parser.addOption(screenshot);
+  parser.addOption(o.generator);
+  parser.addOption(o.screenshot);
   parser.addPositionalArgument("model", "a PyTorch model file to open");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  StudioOptions options;
+  {
+    // --help, --version and bad options are answered before any window system is touched, so
+    // they work without a display (over ssh, in a package's smoke test).
+    QCoreApplication probe(argc, argv);
+    QCommandLineParser parser;
+    describe(parser, options);
+    parser.process(probe);
+  }
+  QApplication app(argc, argv);
+  Q_INIT_RESOURCE(nova);  // resources/nova.qrc lives in the static nova_ui library
+  QApplication::setWindowIcon(QIcon(":/nova/nova.svg"));
+  QCommandLineParser parser;
+  describe(parser, options);
   parser.process(app);
+  const QCommandLineOption& generator = options.generator;
+  const QCommandLineOption& screenshot = options.screenshot;
 
   nova::Settings settings;
   QString settingsError;

@@ -148,6 +148,8 @@ void add_generate_command(CLI::App& app) {
     const std::string python =
         o->python.empty() && o->graph.empty() ? Settings::load().resolved_python() : o->python;
     ModelGraph graph = load_graph(o->model, o->graph, python, o->timeout);
+    // Intake's warnings (value-dependent control flow: a kernel for one branch only) reach the user.
+    for (const auto& w : graph.warnings) std::cerr << "warning: " << w << "\n";
     std::vector<const FusionGroup*> groups;
     for (const auto& g : graph.groups)
       if (o->all || g.id == o->group) groups.push_back(&g);

@@ -1,7 +1,10 @@
 // `nova profile MODEL.py [--iters N] [--out TRACE.json]`: traces the model on the GPU with CUPTI,
 // attributes each kernel to its graph node and prints the hot-op table. `--from-trace` reads a
-// recorded .novatrace instead (no GPU needed); `--overhead` measures the tracer's cost.
+// recorded .novatrace instead (no GPU needed), refused when it was recorded from another graph;
+// without --graph, intake runs first so each row has its bytes and FLOPs; `--overhead` measures the
+// tracer's cost.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -10,11 +13,15 @@
 
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
+#include "core/env/settings.h"
+#include "core/graph/intake_runner.h"
 #include "core/trace/chrome_trace_export.h"
 #include "core/trace/hot_op_ranking.h"
 #include "core/trace/profile_runner.h"
+#include "core/trace/trace_identity_check.h"
 #include "core/trace/trace_reader.h"
 #include "core/worker/no_gpu_error.h"
+#include "core/worker/worker_client.h"
 
 namespace nova {
 namespace {
@@ -34,6 +41,20 @@ ModelGraph load_graph(const std::string& path) {
     return nlohmann::json::parse(in).get<ModelGraph>();
   } catch (const std::exception& e) {
     throw CliError(fmt::format("{} is not a model graph: {}", path, e.what()), 2);
+  }
+}
+
+// Intake's graph of the model (costs, fusion groups), or an empty graph and a note saying why not:
+// the profile then names nodes from the profiling worker's list, without costs.
+ModelGraph captured_graph(const std::string& model, std::string* note) {
+  try {
+    WorkerClient worker(Settings::load().resolved_python());
+    ModelGraph graph = IntakeRunner(worker).run(model);
+    for (const auto& w : graph.warnings) std::cerr << "warning: " << w << "\n";
+    return graph;
+  } catch (const std::exception& e) {
+    *note = fmt::format("intake failed, so the rows have no costs: {}", e.what());
+    return {};
   }
 }
 
@@ -91,6 +112,7 @@ void run(const ProfileCliOptions& o) {
   }
 
   std::shared_ptr<const Trace> trace;
+  std::string note;  // about the trace's identity or the graph's costs
   AttributionResult attribution;
   ProfileResult result;
   if (!o.from_trace.empty()) {
@@ -99,9 +121,17 @@ void run(const ProfileCliOptions& o) {
     } catch (const std::exception& e) {
       throw CliError(e.what(), 2);
     }
+    const std::string name = std::filesystem::path(o.from_trace).filename().string();
+    if (std::string problem = TraceIdentityCheck::problem(*trace, graph, name); !problem.empty())
+      throw CliError(problem, 2);
+    note = TraceIdentityCheck::note(*trace, graph, name);
     attribution = Attribution::compute(*trace, graph, ceilings);
   } else {
     if (o.model.empty()) throw CliError("give a model file (or --from-trace FILE.novatrace)", 2);
+    if (std::string why; !ProfileRunner::gpu_available(&why))
+      throw NoGpuError(std::string(ProfileRunner::kNoGpuMessage) + " [" + why + "]");
+    // Intake's graph carries each node's bytes and FLOPs: bandwidth, FLOP rate and headroom.
+    if (po.graph.nodes.empty()) po.graph = captured_graph(o.model, &note);
     result = ProfileRunner(po).run();
     trace = result.trace;
     attribution = result.attribution;
@@ -118,6 +148,8 @@ void run(const ProfileCliOptions& o) {
                         {"dropped_records", trace->stats.dropped_records},
                         {"markers", trace->markers.size()},
                         {"warnings", trace->warnings},
+                        {"note", note},
+                        {"costs_missing", attribution.costs_missing},
                         {"event_us", result.event_ns / 1e3},
                         {"traced_span_us", result.traced_span_ns / 1e3},
                         {"rows", nlohmann::json::array()}};
@@ -151,7 +183,17 @@ void run(const ProfileCliOptions& o) {
     std::cout << fmt::format("CUDA-event time of the traced iterations {:.1f} us; traced span {:.1f} us\n",
                              result.event_ns / 1e3, result.traced_span_ns / 1e3);
   for (const auto& w : trace->warnings) std::cout << "warning: " << w << "\n";
+  if (!note.empty()) std::cout << "note: " << note << "\n";
   std::cout << HotOpRanking::to_text(rows, static_cast<std::size_t>(o.rows));
+  std::cout << HotOpRanking::kHeadroomMeaning << "\n";
+  const std::size_t shown = std::min(rows.size(), static_cast<std::size_t>(o.rows));
+  if (std::any_of(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown),
+                  [](const OpStats& r) { return r.headroom <= 0 || r.achieved_bytes_per_s <= 0; })) {
+    std::cout << HotOpRanking::dash_meaning(attribution);
+    if (!attribution.costs_missing.empty())
+      std::cout << " (give --graph GRAPH.json, written by `nova intake MODEL.py --json GRAPH.json`)";
+    std::cout << "\n";
+  }
   if (!o.out.empty()) std::cout << "Chrome trace written to " << o.out << " (open it in ui.perfetto.dev)\n";
 }
 

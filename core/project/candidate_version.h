@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/verify/benchmark_verdict.h"
 
@@ -49,6 +50,9 @@ struct CandidateVersion {
   std::optional<VerdictKind> verdict;
   std::string verdict_sentence;
   bool chosen_for_export = false;  // never true for a declined, tied or failed version
+  // What intake warned about the model this version was generated from (value-dependent control
+  // flow: the kernel follows one branch); a user edit keeps its parent's.
+  std::vector<std::string> intake_warnings;
   bool declined() const { return verdict == VerdictKind::declined; }
   // Why this version cannot be chosen for export (failed validation, declined, a tie: eager is
   // kept), or empty when it can. A version not yet validated or measured can be chosen; the export

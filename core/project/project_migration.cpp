@@ -116,6 +116,10 @@ CREATE TABLE llm_candidates (
   UNIQUE (search_id, lineage, round));
 CREATE INDEX llm_candidates_search ON llm_candidates(search_id);
 )sql"},
+      {7, "intake's warnings about the model each version was generated from (JSON array of sentences)",
+       R"sql(
+ALTER TABLE candidate_versions ADD COLUMN intake_warnings TEXT NOT NULL DEFAULT '[]';
+)sql"},
   };
   return migrations;
 }

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include "core/project/project_error.h"
@@ -204,7 +206,7 @@ sqlite3* open_writable(const fs::path& file, bool create) {
 std::string column_list() {
   return "id, group_id, parent_id, origin_kind, origin_rule, origin_provider, origin_model, origin_round, "
          "source, created_at, build_status, correct, speedup, chosen_for_export, verdict, verdict_sentence, "
-         "plan_json, generator_revision";
+         "plan_json, generator_revision, intake_warnings";
 }
 
 CandidateVersion version_from_row(const SqliteStatement& s) {
@@ -227,6 +229,9 @@ CandidateVersion version_from_row(const SqliteStatement& s) {
   v.verdict_sentence = s.text(15);
   v.plan_json = s.text(16);
   v.generator_revision = static_cast<int>(s.int64(17));
+  if (auto w = nlohmann::json::parse(s.text(18), nullptr, false); w.is_array())
+    for (const auto& text : w)
+      if (text.is_string()) v.intake_warnings.push_back(text.get<std::string>());
   return v;
 }
 
@@ -397,8 +402,8 @@ int64_t ProjectStore::add_version(const CandidateVersion& v) {
   SqliteStatement(
       db_,
       "INSERT INTO candidate_versions(group_id, parent_id, origin_kind, origin_rule, origin_provider, "
-      "origin_model, origin_round, source, plan_json, generator_revision) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      "origin_model, origin_round, source, plan_json, generator_revision, intake_warnings) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, v.group_id)
       .bind(2, v.parent_id)
       .bind(3, to_string(v.origin.kind))
@@ -409,6 +414,7 @@ int64_t ProjectStore::add_version(const CandidateVersion& v) {
       .bind(8, v.source)
       .bind(9, v.plan_json)
       .bind(10, int64_t{v.generator_revision})
+      .bind(11, nlohmann::json(v.intake_warnings).dump())
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   tx.commit();
@@ -423,6 +429,7 @@ int64_t ProjectStore::add_user_edit(int64_t parent_id, const std::string& source
   edit.origin.kind = OriginKind::user_edit;
   edit.source = source;
   edit.plan_json = parent.plan_json;  // an edit of the source runs as its parent did
+  edit.intake_warnings = parent.intake_warnings;
   return add_version(edit);
 }
 

@@ -13,6 +13,7 @@ std::vector<GeneratedGroup> generate_and_build(const ModelGraph& graph, const Ge
   std::vector<GeneratedGroup> out;
   for (const auto& g : graph.groups) {
     GeneratedGroup r{g, gen.generate(graph, g), {}};
+    r.intake_warnings = graph.warnings;
     if (!r.candidate.declined)
       r.build = compiler.compile(r.candidate.cuda_source, fmt::format("group{}.cu", g.id), target.arch);
     for (auto& c : gen.alternatives(graph, g)) {
@@ -28,8 +29,9 @@ std::vector<GeneratedGroup> generate_and_build(const ModelGraph& graph, const Ge
 namespace {
 
 std::int64_t add_builtin_version(ProjectStore& store, std::int64_t group, std::optional<std::int64_t> parent,
-                                 const BuiltCandidate& r) {
+                                 const BuiltCandidate& r, const std::vector<std::string>& intake_warnings) {
   CandidateVersion v;
+  v.intake_warnings = intake_warnings;
   v.group_id = group;
   v.parent_id = parent;
   v.origin.kind = OriginKind::builtin;
@@ -103,14 +105,14 @@ StoredGeneration store_generated(ProjectStore& store, const std::vector<Generate
       if (is_candidate(store, same_rule, r.candidate)) {
         primary = same_rule;
       } else {
-        vid = add_builtin_version(store, gid, same_rule ? same_rule : newest, {r.candidate, r.build});
+        vid = add_builtin_version(store, gid, same_rule ? same_rule : newest, {r.candidate, r.build}, r.intake_warnings);
         primary = vid;
       }
     }
     for (const auto& alt : r.alternatives) {
       auto same_rule = newest_of_rule(store, gid, alt.candidate.origin.rule);
       if (is_candidate(store, same_rule, alt.candidate)) continue;
-      out.alternatives.push_back(add_builtin_version(store, gid, same_rule ? same_rule : primary, alt));
+      out.alternatives.push_back(add_builtin_version(store, gid, same_rule ? same_rule : primary, alt, r.intake_warnings));
     }
     if (existing) store.set_generator_revision(gid, kBuiltinGeneratorRevision);
     out.primary.push_back(vid);

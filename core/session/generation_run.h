@@ -25,6 +25,7 @@ struct GeneratedGroup {
   Candidate candidate;                            // the primary (BuiltinGenerator::generate)
   NvrtcResult build;                              // empty (ok=false, no log) when the generator declined
   std::vector<BuiltCandidate> alternatives = {};  // BuiltinGenerator::alternatives
+  std::vector<std::string> intake_warnings = {};  // the graph's: stored with every version
 };
 
 // The versions store_generated added.

@@ -213,6 +213,7 @@ json ProjectSession::run_generate(const GenerateOptions& options, JobContext& ct
       r.candidate.declined = e.what();
       r.candidate.summary = fmt::format("declined: {}", e.what());
     }
+    r.intake_warnings = graph.warnings;  // they go with every version into the project
     if (!r.candidate.declined)
       r.build = compiler_.compile(r.candidate.cuda_source, fmt::format("group{}.cu", g.id), target.arch);
     for (auto& c : alternatives) {

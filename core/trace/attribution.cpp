@@ -169,6 +169,14 @@ AttributionResult Attribution::compute(const Trace& trace, const ModelGraph& gra
   r.unattributed.op_class = "";
   finish_row(r.unattributed, outside, r.total_gpu_ns, r.iterations, ceilings, trace);
   r.attributed_fraction = r.total_gpu_ns > 0 ? 1.0 - outside.gpu_ns / r.total_gpu_ns : 0;
+  const bool costed = std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                                  [](const GraphNode& n) { return n.flops > 0 || n.bytes > 0; });
+  if (graph.nodes.empty())
+    r.costs_missing = "no model graph: bandwidth, FLOP rate and headroom need each node's bytes and FLOPs";
+  else if (!costed)
+    r.costs_missing =
+        "the graph has no cost estimates (a profiling worker's node list, not intake's graph): "
+        "bandwidth, FLOP rate and headroom need each node's bytes and FLOPs";
   return r;
 }
 

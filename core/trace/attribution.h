@@ -57,6 +57,9 @@ struct AttributionResult {
   double attributed_fraction = 0;  // of GPU time
   int iterations = 0;              // traced iterations marked in the trace (0 if none)
   DeviceCeilings ceilings;
+  // Why bandwidth, FLOP rate and headroom are missing from every row (no graph, or a graph without
+  // cost estimates); empty when the graph has costs.
+  std::string costs_missing;
 
   const OpStats* node(int id) const;
   const OpStats* group(int id) const;

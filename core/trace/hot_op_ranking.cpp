@@ -53,4 +53,10 @@ std::string HotOpRanking::to_text(const std::vector<OpStats>& rows, std::size_t 
   return out;
 }
 
+std::string HotOpRanking::dash_meaning(const AttributionResult& result) {
+  if (!result.costs_missing.empty()) return "-: " + result.costs_missing;
+  return "-: no cost estimate for the op (intake counts no bytes or FLOPs for views and some "
+         "library ops), or GPU time outside graph nodes";
+}
+
 }  // namespace nova

@@ -11,6 +11,7 @@
 #include "core/doctor/doctor_report.h"
 #include "core/env/resource_paths.h"
 #include "core/env/settings.h"
+#include "core/trace/trace_identity_check.h"
 #include "core/trace/trace_reader.h"
 #include "core/worker/child_process.h"
 #include "core/worker/no_gpu_error.h"
@@ -113,8 +114,10 @@ ProfileResult ProfileRunner::run() {
     throw std::runtime_error(
         "the tracer was not initialised in the worker: CUDA did not load CUDA_INJECTION64_PATH (" +
         tracer_library().string() + ")");
-  auto trace = std::make_shared<Trace>(TraceReader::read(r.trace_file));
   r.graph = options_.graph.nodes.empty() ? graph_from_worker(r.worker, options_.model) : options_.graph;
+  // The trace names what it was recorded from, so it is never attributed to another model's graph.
+  TraceIdentityCheck::stamp(r.trace_file, TraceIdentityCheck::of(options_.model, r.graph));
+  auto trace = std::make_shared<Trace>(TraceReader::read(r.trace_file));
   r.attribution = Attribution::compute(*trace, r.graph, options_.ceilings);
   r.event_ns = r.worker.value("event_ms", 0.0) * 1e6;
   std::uint64_t first = UINT64_MAX, last = 0;

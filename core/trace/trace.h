@@ -74,6 +74,17 @@ struct TraceStats {
                                        // 3 launch callbacks matched to a calibrated sequence
 };
 
+// What a trace was recorded from: the model file (its name and a hash of its text) and the graph
+// whose node ids the kernels carry (a hash of each node's id and ATen target, so the intake graph
+// and the profiling worker's node list of one model hash alike). Empty in traces recorded before
+// identities were written.
+struct TraceIdentity {
+  std::string model_name;  // the model file's name, e.g. "mlp_block.py"
+  std::string model_hash;  // FNV-1a 64 of the model file's text, 16 hex digits
+  std::string graph_hash;  // FNV-1a 64 of the graph's "id:target;" sequence, 16 hex digits
+  bool present() const { return !graph_hash.empty(); }
+};
+
 struct Trace {
   std::uint32_t format_version = 0;
   std::uint32_t pid = 0;
@@ -91,6 +102,7 @@ struct Trace {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;     // start/stop spans
   std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations;  // (host time, index)
   TraceStats stats;
+  TraceIdentity identity;
   std::vector<std::string> warnings;  // plain sentences: dropped records, truncated file, ...
 
   std::uint64_t begin_ns() const;  // earliest activity start (0 if none)

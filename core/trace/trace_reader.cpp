@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/trace/injection/trace_format.h"
 
@@ -322,6 +323,17 @@ Trace TraceReader::decode(std::istream& in, const std::string& what) {
         t.stats.cupti_initialized = s.flags & 1u;
         t.stats.stopped_cleanly = s.flags & 2u;
         t.stats.attribution_mode = s.attribution;
+        break;
+      }
+      case RecordType::Identity: {
+        const auto j = nlohmann::json::parse(std::string(p, rh.size), nullptr, false);
+        if (!j.is_object()) {
+          t.warnings.push_back(fmt::format("{} has an identity record that is not JSON", what));
+          break;
+        }
+        t.identity.model_name = j.value("model_name", "");
+        t.identity.model_hash = j.value("model_hash", "");
+        t.identity.graph_hash = j.value("graph_hash", "");
         break;
       }
       default:

@@ -1,5 +1,6 @@
 // `nova profile` as a user runs it: on a machine without a GPU it says so plainly and exits 3; from
-// a recorded trace it prints the hot-op table and writes the Chrome trace.
+// a recorded trace it prints the hot-op table (rates from intake's graph, a dash explained) and
+// writes the Chrome trace; a trace of another model's graph is refused naming both.
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -54,6 +55,32 @@ TEST(ProfileCommand, PrintsTheHotOpTableFromARecordedTrace) {
       ChildProcess::run({test::nova_binary().string(), "profile", "--from-trace", "/nonexistent.novatrace"},
                         ChildProcess::minimal_env(), std::chrono::seconds(60));
   EXPECT_EQ(bad.status.code, 2) << bad.err;
+}
+
+TEST(ProfileCommand, RefusesATraceOfAnotherGraphAndFillsTheRatesFromIntakesGraph) {
+  auto run = [](const std::string& trace, const std::vector<std::string>& more) {
+    std::vector<std::string> argv = {test::nova_binary().string(), "profile", "--from-trace",
+                                     (test::fixtures_dir() / "traces" / trace).string()};
+    argv.insert(argv.end(), more.begin(), more.end());
+    return ChildProcess::run(argv, ChildProcess::minimal_env(), std::chrono::seconds(60));
+  };
+  const std::string mlp_graph = (test::fixtures_dir() / "graphs" / "mlp_block.json").string();
+  auto refused = run("tiny_transformer_block.novatrace", {"--graph", mlp_graph});
+  EXPECT_EQ(refused.status.code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("tiny_transformer_block.novatrace"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("mlp_block.py"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out.find("attributed"), std::string::npos) << refused.out;
+
+  auto own = run("mlp_block.novatrace", {"--graph", mlp_graph});
+  ASSERT_EQ(own.status.code, 0) << own.out << own.err;
+  EXPECT_NE(own.out.find("note: mlp_block.novatrace does not say which model"), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("B/s "), std::string::npos) << own.out;  // bandwidth filled from the costs
+  EXPECT_NE(own.out.find("headroom: GPU time per call over the roofline floor"), std::string::npos) << own.out;
+
+  auto bare = run("mlp_block.novatrace", {});
+  ASSERT_EQ(bare.status.code, 0) << bare.out << bare.err;
+  EXPECT_NE(bare.out.find("-: no model graph"), std::string::npos) << bare.out;
+  EXPECT_NE(bare.out.find("give --graph GRAPH.json"), std::string::npos) << bare.out;
 }
 
 }  // namespace

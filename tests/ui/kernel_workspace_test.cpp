@@ -4,6 +4,7 @@
 #include "ui/versions/kernel_workspace.h"
 
 #include <QAbstractItemModelTester>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -89,6 +90,26 @@ TEST(VersionTreeModel, PassesTheModelTesterAndNestsVersionsUnderTheirParents) {
   EXPECT_EQ(model.rowCount(model.index(0, 0, model.index(0, 0))), 2);
 }
 
+TEST(VersionTreeModel, NumbersVersionsPerGroupAndPutsAnAlternativeBesideItsPrimary) {
+  Project p("tree_alternative");
+  CandidateVersion alternative;
+  alternative.group_id = p.group;
+  alternative.parent_id = p.v1;  // stored under the primary it was written with
+  alternative.origin = {OriginKind::builtin, "gemm_tf32x3", "", "", 0};
+  alternative.source = "// tensor cores\n";
+  const int64_t alt = p.store.add_version(alternative);
+  VersionTreeModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setVersions(p.store.fusion_groups(), p.store.all_versions());
+  QModelIndex group = model.index(0, 0);
+  ASSERT_EQ(model.rowCount(group), 2);  // the primary and its alternative, siblings
+  EXPECT_EQ(model.versionId(model.index(0, 0, group)), p.v1);
+  EXPECT_EQ(model.versionId(model.index(1, 0, group)), alt);
+  EXPECT_EQ(model.data(model.index(0, 0, group)).toString(), QString("#1 · v%1").arg(p.v1));
+  EXPECT_EQ(model.data(model.index(1, 0, group)).toString(), QString("#4 · v%1").arg(alt));
+  EXPECT_EQ(model.rowCount(model.index(0, 0, group)), 1);  // the LLM round still derives from v1
+}
+
 TEST(VersionTreeView, ButtonsDiffRefuseToFakeValidationAndChooseForExport) {
   Project p("tree_view");
   VersionTreeView view(p.store);
@@ -107,8 +128,43 @@ TEST(VersionTreeView, ButtonsDiffRefuseToFakeValidationAndChooseForExport) {
   view.validateSelected();
   ASSERT_EQ(validations.count(), 1);
   EXPECT_EQ(validations.at(0).at(0).toLongLong(), p.v2);
+  EXPECT_FALSE(view.message().contains("requested"));  // queued or not, the jobs side says so
 
-  view.selectVersions({p.v1});
+  // Without a GPU the button is off, says why, and nothing is emitted.
+  view.setGpuMissing("no CUDA device");
+  EXPECT_FALSE(view.validateButton()->isEnabled());
+  EXPECT_TRUE(view.validateButton()->toolTip().contains("no CUDA device"));
+  view.validateSelected();
+  EXPECT_EQ(validations.count(), 1);
+  EXPECT_TRUE(view.message().startsWith("Nothing was queued")) << view.message().toStdString();
+
+  // Export only for a version that passed and ships: not before validation, not without a verdict.
+  view.selectVersions({p.v3});
+  EXPECT_FALSE(view.exportButton()->isEnabled());
+  view.chooseSelectedForExport();
+  EXPECT_FALSE(p.store.version(p.v3).chosen_for_export);
+  EXPECT_TRUE(view.message().contains("not been validated")) << view.message().toStdString();
+  view.selectVersions({p.v1});  // passed, benchmarked before verdicts existed
+  EXPECT_FALSE(view.exportButton()->isEnabled());
+  EXPECT_TRUE(view.exportButton()->toolTip().contains("no benchmark verdict"));
+  auto verdict = [](VerdictKind kind, const char* sentence) {
+    BenchmarkVerdict v;
+    v.kind = kind;
+    v.sentence = sentence;
+    return v;
+  };
+  // (A tie cannot be stored yet: the schema's CHECK on candidate_versions.verdict lacks 'tie'.)
+  p.store.add_result({0, p.v1, "benchmark", "{}", ""}, std::nullopt, 1.01,
+                     verdict(VerdictKind::unmeasured, "no verdict: the run has no cold median"));
+  view.refresh();
+  EXPECT_FALSE(view.exportButton()->isEnabled());
+  EXPECT_TRUE(view.exportButton()->toolTip().contains("has no verdict against eager"));
+  const BenchmarkVerdict ships = verdict(VerdictKind::ships, "ships: cold 1.40x [1.35, 1.45]");
+  p.store.add_result({0, p.v1, "benchmark", "{}", ""}, std::nullopt, 1.4, ships);
+  p.store.add_result({0, p.v3, "validation", "{}", ""}, true, std::nullopt);
+  p.store.add_result({0, p.v3, "benchmark", "{}", ""}, std::nullopt, 1.5, ships);
+  view.refresh();
+  ASSERT_TRUE(view.exportButton()->isEnabled());
   view.chooseSelectedForExport();
   EXPECT_TRUE(p.store.version(p.v1).chosen_for_export);
   view.selectVersions({p.v3});
@@ -132,7 +188,10 @@ TEST(VersionTreeView, ShowsADeclinedVersionWithItsSentenceAndDoesNotChooseItForE
   EXPECT_EQ(view.model()->data(v3, Qt::ToolTipRole).toString().toStdString(), declined.sentence);
   QModelIndex v1 = view.model()->indexOfVersion(p.v1).siblingAtColumn(VersionTreeModel::VerdictColumn);
   EXPECT_EQ(view.model()->data(v1).toString(), "—");  // benchmarked before verdicts existed
+  p.store.add_result({0, p.v3, "validation", "{}", ""}, true, std::nullopt);
+  view.refresh();
   view.selectVersions({p.v3});
+  EXPECT_FALSE(view.exportButton()->isEnabled());
   view.chooseSelectedForExport();
   EXPECT_FALSE(p.store.version(p.v3).chosen_for_export);
   EXPECT_TRUE(view.message().contains(QString::fromStdString(declined.sentence)))
@@ -163,12 +222,40 @@ TEST(KernelWorkspace, EditingAVersionSavesANewUserEditAndLeavesTheOriginal) {
   EXPECT_EQ(p.store.version(p.v2).source, original);  // the stored version did not change
   EXPECT_EQ(ws.currentVersion(), *id);
   EXPECT_FALSE(ws.hasUnsavedEdit());
-  EXPECT_EQ(ws.status(), QString("Saved as v%1 (a user edit of v%2).").arg(*id).arg(p.v2));
+  EXPECT_TRUE(ws.status().startsWith(QString("Saved as v%1 (a user edit of v%2).").arg(*id).arg(p.v2)))
+      << ws.status().toStdString();
   EXPECT_TRUE(ws.versionTree()->model()->indexOfVersion(*id).isValid());
 
   ws.showDiff(p.v2, *id);
   EXPECT_EQ(ws.tabs()->currentWidget(), ws.diffView());
   EXPECT_EQ(ws.diffView()->currentRow(), 8);
+}
+
+TEST(KernelWorkspace, BuildCompilesAnEditWithNvrtcAndPutsTheDiagnosticsAtTheirLines) {
+  Project p("workspace_build");
+  const int64_t broken = p.store.add_user_edit(
+      p.v1, "extern \"C\" __global__ void k(float* y) {\n  y[threadIdx.x] = undeclared_x;\n}\n");
+  KernelWorkspace ws(p.store);
+  ws.openVersion(broken);
+  QSignalSpy built(&ws, &KernelWorkspace::versionBuilt);
+  ws.buildCurrent();  // no GPU needed
+  ASSERT_TRUE(built.wait(120000));
+  EXPECT_EQ(built.first().at(0).toLongLong(), broken);
+  EXPECT_EQ(p.store.version(broken).build_status, BuildStatus::failed);
+  ASSERT_GE(ws.diagnosticsList()->topLevelItemCount(), 1);
+  EXPECT_EQ(ws.editor()->markersAtLine(1) & (1u << CudaEditor::ErrorMarker), 1u << CudaEditor::ErrorMarker);
+  EXPECT_TRUE(ws.status().contains("failed to build")) << ws.status().toStdString();
+
+  // The fix, saved, is built at once: a new version that builds.
+  ws.editor()->setSelection(1, 0, 1, ws.editor()->text(1).length() - 1);
+  ws.editor()->replaceSelectedText("  y[threadIdx.x] = 1.0f;");
+  auto fixed = ws.saveEdit();
+  ASSERT_TRUE(fixed);
+  ASSERT_TRUE(built.wait(120000));
+  EXPECT_EQ(built.last().at(0).toLongLong(), *fixed);
+  EXPECT_EQ(p.store.version(*fixed).build_status, BuildStatus::built);
+  EXPECT_EQ(ws.diagnosticsList()->topLevelItemCount(), 0);
+  EXPECT_TRUE(ws.status().contains("built with NVRTC")) << ws.status().toStdString();
 }
 
 TEST(KernelWorkspace, Screenshots) {

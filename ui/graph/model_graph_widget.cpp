@@ -34,6 +34,7 @@ ModelGraphWidget::ModelGraphWidget(QWidget* parent)
   bar->addWidget(button("Overview", "Collapse module scopes to an overview", &GraphView::collapseDefault));
 
   auto* split = new QSplitter(this);
+  split->setChildrenCollapsible(false);  // a divider never hides a panel
   split->addWidget(view_);
   split->addWidget(details_);
   split->setStretchFactor(0, 4);

@@ -112,11 +112,13 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
                       QPointF(badge.center().x(), badge.bottom() - 3));
     text.adjust(0, 0, -14, 0);
   }
-  painter->setPen(QColor("#1a1a1a"));
+  // Dark text on light fills, white on dark ones (the hottest heat colours): readable on every fill.
+  const QColor ink = OpClassPalette::textOn(fill);
+  painter->setPen(ink);
   painter->setFont(labelFont());
   painter->drawText(text, Qt::AlignHCenter | Qt::AlignTop, QString::fromStdString(item_.label));
   painter->setFont(detailFont());
-  painter->setPen(QColor("#3a3a3a"));
+  painter->setPen(ink == Qt::white ? QColor("#f0f0f0") : QColor("#3a3a3a"));
   painter->drawText(text, Qt::AlignHCenter | Qt::AlignBottom, QString::fromStdString(item_.detail));
 }
 

@@ -1,6 +1,7 @@
 #include "ui/graph/op_class_palette.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace nova::ui {
 
@@ -33,6 +34,16 @@ const std::vector<OpClass>& OpClassPalette::classes() {
                                         OpClass::Reduction,   OpClass::Normalization, OpClass::DataMovement,
                                         OpClass::Other};
   return all;
+}
+
+QColor OpClassPalette::textOn(const QColor& fill) {
+  // WCAG relative luminance: white text wins on fills darker than about 0.18.
+  auto channel = [](int c) {
+    const double v = c / 255.0;
+    return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+  };
+  const double l = 0.2126 * channel(fill.red()) + 0.7152 * channel(fill.green()) + 0.0722 * channel(fill.blue());
+  return l < 0.18 ? QColor(Qt::white) : QColor("#1a1a1a");
 }
 
 QColor OpClassPalette::heat(double share) {

@@ -17,6 +17,8 @@ class OpClassPalette {
   static const std::vector<OpClass>& classes();
   // share in [0, 1] -> pale yellow .. deep red
   static QColor heat(double share);
+  // The text colour with the better contrast on `fill` (WCAG luminance): near-black or white.
+  static QColor textOn(const QColor& fill);
 };
 
 }  // namespace nova::ui

@@ -33,6 +33,7 @@ JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent) {
   cancel_->setEnabled(false);
 
   auto* split = new QSplitter(Qt::Vertical);
+  split->setChildrenCollapsible(false);  // a divider never hides a panel
   split->addWidget(table_);
   split->addWidget(log_);
   split->setStretchFactor(0, 3);

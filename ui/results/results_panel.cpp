@@ -29,6 +29,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
   table_ = new CorrectnessTable;
   chart_ = new BenchmarkChart;
   auto* split = new QSplitter(Qt::Vertical);
+  split->setChildrenCollapsible(false);  // a divider never hides a panel
   split->addWidget(table_);
   split->addWidget(chart_);
   split->setSizes({300, 420});

@@ -23,6 +23,8 @@
 #include "ui/shell/source_viewer.h"
 #include "ui/shell/stage_docks.h"
 #include "ui/shell/studio_session.h"
+#include "ui/shell/trace_docks.h"
+#include "ui/shell/warnings_panel.h"
 #include "ui/trace/profile_panel.h"
 #include "ui/versions/kernel_workspace.h"
 #include "ui/versions/version_tree_view.h"
@@ -68,8 +70,14 @@ void MainWindow::buildDocks() {
   docks_->dock("jobs")->setWidget(jobsPanel_);
   resultsPanel_ = new ResultsPanel(this);
   docks_->dock("results")->setWidget(resultsPanel_);
-  profilePanel_ = new ProfilePanel(this);  // in the timeline dock once a profile exists
+  warningsPanel_ = new WarningsPanel(this);
+  docks_->dock("warnings")->setWidget(warningsPanel_);
+  connect(warningsPanel_, &WarningsPanel::countChanged, this, [this](int n) {
+    docks_->dock("warnings")->setWindowTitle(n > 0 ? tr("Warnings (%1)").arg(n) : tr("Warnings"));
+  });
+  profilePanel_ = new ProfilePanel(this);  // in the timeline and hot-op docks once a profile exists
   profilePanel_->hide();
+  traceDocks_ = new TraceDocks(*docks_, *profilePanel_, this);
   docks_->dock("timeline")->raise();
   docks_->dock("editor")->raise();
 }
@@ -103,16 +111,12 @@ void MainWindow::showEvent(QShowEvent* event) {
   docksSized_ = true;
   // Dock sizes apply only once the window has its geometry.
   QTimer::singleShot(0, this, [this] {
-    resizeDocks({docks_->dock("hotops")}, {width() * 45 / 100}, Qt::Horizontal);
+    resizeDocks({docks_->dock("hotops")}, {width() * 55 / 100}, Qt::Horizontal);  // the editor's room
     resizeDocks({docks_->dock("timeline")}, {height() / 4}, Qt::Vertical);
   });
 }
 
-QStringList MainWindow::dockNames() const {
-  QStringList names;
-  for (auto* dock : docks_->all()) names << dock->windowTitle();
-  return names;
-}
+QStringList MainWindow::dockNames() const { return docks_->titles(); }
 
 ProjectStore* MainWindow::project() const {
   return studio_->session() ? &studio_->session()->store() : nullptr;
@@ -137,7 +141,10 @@ void MainWindow::buildMenus() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : docks_->all()) view->addAction(dock->toggleViewAction());
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->addAction(tr("&Profile model"), this, &MainWindow::profileModel);
+  tools->setToolTipsVisible(true);
+  profileAction_ = tools->addAction(tr("&Profile model"), this, &MainWindow::profileModel);
+  profileAction_->setEnabled(false);
+  profileAction_->setToolTip(tr("Open a model to profile it."));
   tools->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
   menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Nova Studio"), this, &MainWindow::showAbout);
 }
@@ -160,15 +167,7 @@ void MainWindow::showOpenModelDialog() {
 
 bool MainWindow::openModel(const QString& path) {
   QFileInfo info(path);
-  QString error;
-  if (!info.exists())
-    error = tr("%1 does not exist.").arg(path);
-  else if (!info.isFile() || !info.isReadable())
-    error = tr("%1 is not a readable file.").arg(path);
-  else if (info.suffix() != "py")
-    error =
-        tr("%1 is not a Python file: a model is a .py file with Model, get_inputs() and get_init_inputs().")
-            .arg(path);
+  QString error = StudioSession::modelFileProblem(path);
   if (error.isEmpty()) {
     currentModel_ = info.absoluteFilePath();
     settings_.add_recent(currentModel_.toStdString());
@@ -193,6 +192,12 @@ void MainWindow::closeProject() {
   }
   jobsPanel_->setQueue(nullptr);
   resultsPanel_->clear(tr("No result yet: validate a candidate."));
+  // Nothing of the previous model stays: its profile, heat, node details and warnings go.
+  traceDocks_->clear();
+  graphWidget_->setNodeHeat({});
+  graphWidget_->details()->clear();
+  warningsPanel_->clear();
+  profileAction_->setEnabled(false);
   centre_->setCurrentWidget(panel("graph"));
 }
 
@@ -203,11 +208,18 @@ void MainWindow::showProject() {
   connect(workspace_, &KernelWorkspace::versionShown, this,
           [this](qint64 id) { resultsPanel_->showStored(*project(), id); });
   jobsPanel_->setQueue(&studio_->session()->jobs());
+  const QString noGpu = studio_->gpuMissing();
+  workspace_->versionTree()->setGpuMissing(noGpu);
+  profileAction_->setEnabled(noGpu.isEmpty());
+  profileAction_->setToolTip(noGpu.isEmpty() ? tr("Trace the model with CUPTI as a job: timeline and hot ops")
+                                             : tr("Needs a GPU, and this machine has none: %1").arg(noGpu));
   workspace_->showStoredCandidates();  // what earlier sessions stored, at once
 }
 
 void MainWindow::showGraph(bool current) {
   graphWidget_->setGraph(*graph());
+  warningsPanel_->setWarnings(tr("intake of %1").arg(QFileInfo(currentModel_).fileName()), graph()->warnings);
+  if (!graph()->warnings.empty()) docks_->dock("warnings")->raise();
   centre_->setCurrentWidget(graphWidget_);
   if (current) emit modelSettled(currentModel_, true);
 }
@@ -215,6 +227,7 @@ void MainWindow::showGraph(bool current) {
 void MainWindow::showIntakeFailure(const QString& text) {
   centre_->setCurrentWidget(panel("graph"));
   panel("graph")->setMessage(text);
+  warningsPanel_->clear();
   statusBar()->showMessage(tr("Intake failed: %1").arg(text.section('\n', 1, 1)), 30000);
   emit modelSettled(currentModel_, false);
 }
@@ -238,14 +251,9 @@ void MainWindow::showEvaluation(qint64 version, const QString& message, bool sto
 
 bool MainWindow::openTrace(const QString& path) {
   QString message;
-  const bool ok = profilePanel_->openTrace(path, graph() ? *graph() : ModelGraph{}, &message);
-  if (ok) {
-    docks_->dock("timeline")->setWidget(profilePanel_);
-    profilePanel_->show();
-    docks_->dock("timeline")->raise();
-    panel("hotops")->setMessage(tr("The hot-op table is in the Timeline dock, under the timeline."));
-    if (graph()) graphWidget_->setNodeHeat(profilePanel_->nodeShares());
-  }
+  const bool ok = traceDocks_->open(path, graph(), &message);
+  if (ok && graph()) graphWidget_->setNodeHeat(profilePanel_->nodeShares());
+  if (!ok && !traceDocks_->showing()) panel("timeline")->setMessage(message);  // it stays there
   statusBar()->showMessage(message, 30000);
   emit profileSettled(ok, message);
   return ok;

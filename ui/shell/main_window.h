@@ -9,6 +9,7 @@
 #include "core/project/project_store.h"
 #include "ui/shell/session_backend.h"
 
+class QAction;
 class QLabel;
 class QStackedWidget;
 
@@ -22,6 +23,8 @@ class ResultsPanel;
 class ProfilePanel;
 class StudioSession;
 class StageDocks;
+class TraceDocks;
+class WarningsPanel;
 class RecentModelsMenu;
 
 // Menus, docks and wiring only: the workflow runs in the open model's session (StudioSession, the
@@ -47,6 +50,8 @@ class MainWindow : public QMainWindow {
   JobsPanel* jobsPanel() const { return jobsPanel_; }
   ResultsPanel* resultsPanel() const { return resultsPanel_; }
   ProfilePanel* profilePanel() const { return profilePanel_; }
+  WarningsPanel* warningsPanel() const { return warningsPanel_; }
+  QAction* profileAction() const { return profileAction_; }
   const ModelGraph* graph() const;
 
  public slots:
@@ -57,7 +62,8 @@ class MainWindow : public QMainWindow {
   // Validates and benchmarks a stored version as a job (needs a GPU; says so otherwise).
   void validateVersion(qint64 version);
   // Shows a recorded trace (.novatrace, e.g. from a GPU server) on the timeline and hot-op table,
-  // attributed to the open model's graph. False (with a message) if it cannot be read.
+  // attributed to the open model's graph. False (with a message) if it cannot be read or was
+  // recorded from another graph.
   bool openTrace(const QString& path);
   // Profiles the open model as a job with the CUPTI tracer (needs a GPU; says so otherwise).
   void profileModel();
@@ -104,6 +110,9 @@ class MainWindow : public QMainWindow {
   JobsPanel* jobsPanel_ = nullptr;
   ResultsPanel* resultsPanel_ = nullptr;
   ProfilePanel* profilePanel_ = nullptr;
+  TraceDocks* traceDocks_ = nullptr;
+  WarningsPanel* warningsPanel_ = nullptr;
+  QAction* profileAction_ = nullptr;
   StudioSession* studio_ = nullptr;
 };
 

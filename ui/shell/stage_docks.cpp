@@ -24,6 +24,8 @@ StageDocks::StageDocks(QMainWindow* window) : QObject(window) {
        Qt::BottomDockWidgetArea},
       {"results", tr("Results"), tr("Validation and benchmark results of candidates appear here."),
        Qt::RightDockWidgetArea},
+      {"warnings", tr("Warnings"), tr("Intake's warnings about the open model are listed here."),
+       Qt::BottomDockWidgetArea},
   };
   QMap<Qt::DockWidgetArea, QDockWidget*> first;
   for (const auto& s : specs) {
@@ -46,6 +48,12 @@ QList<QDockWidget*> StageDocks::all() const {
   QList<QDockWidget*> out;
   for (const auto& key : keys_) out << docks_.value(key);
   return out;
+}
+
+QStringList StageDocks::titles() const {
+  QStringList names;
+  for (const auto& key : keys_) names << docks_.value(key)->windowTitle();
+  return names;
 }
 
 }  // namespace nova::ui

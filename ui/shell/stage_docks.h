@@ -13,7 +13,8 @@ class PlaceholderPanel;
 
 // The studio's stage docks on a main window: hot ops, kernel editor and results tabbed on the right,
 // timeline and jobs below, each holding a placeholder panel that says what will appear there until
-// the stage's real view takes its place. Keys: "hotops", "editor", "timeline", "jobs", "results".
+// the stage's real view takes its place. Keys: "hotops", "editor", "timeline", "jobs", "results",
+// "warnings".
 class StageDocks : public QObject {
   Q_OBJECT
  public:
@@ -21,6 +22,7 @@ class StageDocks : public QObject {
   QDockWidget* dock(const QString& key) const { return docks_.value(key); }
   PlaceholderPanel* placeholder(const QString& key) const { return panels_.value(key); }
   QList<QDockWidget*> all() const;  // in the order they were made
+  QStringList titles() const;       // the docks' titles, in that order
 
  private:
   QStringList keys_;

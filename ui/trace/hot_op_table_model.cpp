@@ -1,5 +1,7 @@
 #include "ui/trace/hot_op_table_model.h"
 
+#include "core/trace/hot_op_ranking.h"
+
 #include <algorithm>
 
 #include <QBrush>
@@ -119,7 +121,9 @@ QVariant HotOpTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant HotOpTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole && section == Headroom) return QString(HotOpRanking::kHeadroomMeaning);
+  if (role != Qt::DisplayRole) return {};
   switch (section) {
     case Rank:
       return tr("#");

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -24,7 +25,8 @@ HotOpView::HotOpView(QWidget* parent)
       table_(new QTableView(this)),
       filter_(new QLineEdit(this)),
       by_(new QComboBox(this)),
-      send_(new QPushButton(tr("Send to generator"), this)) {
+      send_(new QPushButton(tr("Send to generator"), this)),
+      note_(new QLabel(this)) {
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(HotOpTableModel::SortRole);
   proxy_->setFilterKeyColumn(HotOpTableModel::Name);
@@ -50,6 +52,10 @@ HotOpView::HotOpView(QWidget* parent)
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(bar);
   layout->addWidget(table_, 1);
+  // What the columns mean stays under the table, not only in a tooltip.
+  note_->setWordWrap(true);
+  note_->setStyleSheet("color: palette(mid)");
+  layout->addWidget(note_);
 
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(by_, &QComboBox::currentIndexChanged, this, [this] { rerank(); });
@@ -68,8 +74,13 @@ HotOpView::HotOpView(QWidget* parent)
 
 void HotOpView::setAttribution(const AttributionResult& result) {
   result_ = result;
+  note_->setText(result.total_gpu_ns > 0 ? QString::fromStdString(std::string(HotOpRanking::kHeadroomMeaning) +
+                                                                  ".\n" + HotOpRanking::dash_meaning(result))
+                                         : QString());
   rerank();
 }
+
+QString HotOpView::note() const { return note_->text(); }
 
 void HotOpView::setRankByGroup(bool by_group) { by_->setCurrentIndex(by_group ? 1 : 0); }
 

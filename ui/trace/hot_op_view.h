@@ -8,6 +8,7 @@
 #include "core/trace/attribution.h"
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -30,6 +31,7 @@ class HotOpView : public QWidget {
   QSortFilterProxyModel* proxy() const { return proxy_; }
   QTableView* table() const { return table_; }
   QPushButton* sendButton() const { return send_; }
+  QString note() const;
   // Ids (node or group, by the ranking level) of the selected rows, in view order.
   QList<int> selectedIds() const;
 
@@ -51,6 +53,7 @@ class HotOpView : public QWidget {
   QLineEdit* filter_;
   QComboBox* by_;
   QPushButton* send_;
+  QLabel* note_;  // what headroom and a dash mean
   bool syncing_ = false;
 };
 

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "core/trace/timeline_model.h"
+#include "core/trace/trace_identity_check.h"
 #include "core/trace/trace_reader.h"
 #include "ui/trace/hot_op_view.h"
 #include "ui/trace/share_palette.h"
@@ -32,6 +33,7 @@ ProfilePanel::ProfilePanel(QWidget* parent)
   top_layout->addLayout(bar);
   top_layout->addWidget(timeline_, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
+  split->setChildrenCollapsible(false);  // a divider never hides a panel
   split->addWidget(top);
   split->addWidget(hot_);
   auto* layout = new QVBoxLayout(this);
@@ -75,16 +77,37 @@ bool ProfilePanel::openTrace(const QString& path, const ModelGraph& graph, QStri
     if (message) *message = tr("Cannot open the trace: %1").arg(e.what());
     return false;
   }
+  // One model's kernels are never counted against another model's nodes.
+  const std::string name = QFileInfo(path).fileName().toStdString();
+  if (std::string problem = TraceIdentityCheck::problem(*trace, graph, name); !problem.empty()) {
+    if (message) *message = tr("Trace refused: %1").arg(QString::fromStdString(problem));
+    return false;
+  }
   AttributionResult attribution = Attribution::compute(*trace, graph, DeviceCeilings{});
+  const QString note = QString::fromStdString(TraceIdentityCheck::note(*trace, graph, name));
   if (message)
-    *message = tr("%1: %2 kernels, %3% of GPU time attributed to graph nodes%4")
+    *message = tr("%1: %2 kernels, %3% of GPU time attributed to graph nodes%4%5")
                    .arg(QFileInfo(path).fileName())
                    .arg(trace->kernel_count())
                    .arg(attribution.attributed_fraction * 100, 0, 'f', 1)
-                   .arg(graph.nodes.empty() ? tr(" (open the model to name the nodes)") : QString());
+                   .arg(graph.nodes.empty() ? tr(" (open the model to name the nodes)") : QString())
+                   .arg(note.isEmpty() ? QString() : QString(". ") + note);
   setProfile(std::move(trace), attribution, graph);
+  if (!note.isEmpty()) summary_ += QString(" · ") + note;
+  updateStatus();
   return true;
 }
+
+void ProfilePanel::clear() {
+  attribution_ = {};
+  summary_.clear();
+  search_->clear();
+  timeline_->setModel(nullptr);
+  hot_->setAttribution({});
+  updateStatus();
+}
+
+bool ProfilePanel::isEmpty() const { return summary_.isEmpty(); }
 
 std::map<int, double> ProfilePanel::nodeShares() const {
   std::map<int, double> shares;

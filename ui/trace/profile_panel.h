@@ -30,7 +30,11 @@ class ProfilePanel : public QWidget {
                   const ModelGraph& graph);
   // Reads a recorded trace (.novatrace), attributes it to `graph` (empty: the model is not open) and
   // shows it. `message`: a sentence on what was read, or why it could not be.
+  // A trace recorded from another graph is refused (false, the message names both).
   bool openTrace(const QString& path, const ModelGraph& graph, QString* message);
+  // Shows nothing: another model is open.
+  void clear();
+  bool isEmpty() const;
   // Each graph node's share of GPU time, for colouring the graph.
   std::map<int, double> nodeShares() const;
   TimelineView* timeline() const { return timeline_; }

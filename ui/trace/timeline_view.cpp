@@ -21,6 +21,15 @@ QString format_ns(double ns) {
   return QString::number(ns, 'f', 0) + " ns";
 }
 
+// A tick label as round as its step: "20 us", "2.5 ms", never "20.00 us".
+QString format_tick(double ns, double step) {
+  const double a = std::max(std::abs(ns), step);
+  const double unit = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
+  const char* name = unit == 1e9 ? " s" : unit == 1e6 ? " ms" : unit == 1e3 ? " us" : " ns";
+  const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step / unit) - 1e-9)), 0, 6);
+  return QString::number(ns / unit, 'f', decimals) + name;
+}
+
 // A step of 1, 2 or 5 times a power of ten giving about `target` ticks.
 double tick_step(double span, int target) {
   double raw = span / std::max(1, target);
@@ -173,6 +182,15 @@ QString TimelineView::tooltipFor(int row, long index) const {
   return text;
 }
 
+QString TimelineView::helpText() {
+  return tr("<b>Keys</b> (as in Perfetto)<br>W / S: zoom in / out · Ctrl+wheel: zoom<br>"
+            "A / D: pan left / right<br>. / , : next / previous search match<br>"
+            "F: fit the selection (again: fit all) · Esc: clear the selection · drag: select a range<br>"
+            "<b>Colours</b><br>one hue per graph node (the same in every row)<br>"
+            "grey: GPU work outside graph nodes<br>orange: memory copy · brown: memset<br>"
+            "darker: several kernels folded into one pixel (zoom in)");
+}
+
 QColor TimelineView::colourOf(const TimelineItem& item) const {
   if (item.kind() == ActivityKind::Memcpy) return QColor(0xd9, 0x8c, 0x1f);
   if (item.kind() == ActivityKind::Memset) return QColor(0xb0, 0x6a, 0x2e);
@@ -214,8 +232,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
   for (double t = std::ceil((t0_ - origin) / step) * step + origin; t <= t1_; t += step) {
     int x = xOf(t);
     p.drawLine(x, kAxisHeight - 6, x, kAxisHeight);
-    p.drawText(x + 3, kAxisHeight - 8, format_ns(t - origin));
+    p.drawText(x + 3, kAxisHeight - 8, format_tick(t - origin, step));
   }
+  p.drawText(QRect(4, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             tr("? keys, colours"));
 
   const QFontMetrics fm(font());
   QHash<QRgb, QVector<QRect>> batches;  // rectangles by colour: one brush change per colour
@@ -340,6 +360,9 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
         setRange(sel0_, sel1_);
       else
         fitAll();
+      break;
+    case Qt::Key_Question:
+      QToolTip::showText(mapToGlobal(QPoint(kLabelWidth, kAxisHeight)), helpText(), this);
       break;
     case Qt::Key_Escape:
       setSelection(0, 0);

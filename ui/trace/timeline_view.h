@@ -25,6 +25,8 @@ class TimelineView : public QWidget {
   explicit TimelineView(QWidget* parent = nullptr);
 
   void setModel(std::shared_ptr<const TimelineModel> model);
+  // The keys and the colours' meaning, shown on `?` (and named in the axis corner).
+  static QString helpText();
   const TimelineModel* model() const { return model_.get(); }
 
   // The visible time range in trace nanoseconds.

@@ -17,21 +17,25 @@
 #include "ui/editor/cuda_editor.h"
 #include "ui/editor/diagnostics_list.h"
 #include "ui/editor/find_replace_bar.h"
+#include "ui/versions/edit_builder.h"
 #include "ui/versions/version_tree_view.h"
 
 namespace nova::ui {
 
-KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent) : QWidget(parent), store_(store) {
+KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent)
+    : QWidget(parent), store_(store), builder_(new EditBuilder(store, "sm_90", this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  auto* split = new QSplitter(Qt::Horizontal, this);
+  // The tree above the editor: the editor gets the dock's whole width, the tree its status columns.
+  auto* split = new QSplitter(Qt::Vertical, this);
   tree_ = new VersionTreeView(store, split);
   tabs_ = new QTabWidget(split);
   split->addWidget(tree_);
   split->addWidget(tabs_);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 5);
-  split->setSizes({480, 1020});  // wide enough for the tree's status columns
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 3);
+  split->setSizes({220, 660});
+  split->setChildrenCollapsible(false);
   layout->addWidget(split, 1);
   status_ = new QLabel(this);
   layout->addWidget(status_);
@@ -44,7 +48,13 @@ KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent) : QWidget
   save_ = new QPushButton("Save as new version", page);
   save_->setToolTip("Stored versions never change: this stores a user edit of the version shown (Ctrl+S)");
   save_->setShortcut(QKeySequence::Save);
+  build_ = new QPushButton("Build", page);
+  build_->setToolTip(
+      "Compile the version shown with NVRTC (no GPU needed; an unsaved edit is saved as a new version "
+      "first): diagnostics at their lines and in the list below (Ctrl+B)");
+  build_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
   top->addWidget(header_, 1);
+  top->addWidget(build_);
   top->addWidget(save_);
   page_layout->addLayout(top);
   editor_ = new CudaEditor(page);
@@ -57,6 +67,7 @@ KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent) : QWidget
   vsplit->addWidget(diagnostics_);
   vsplit->setStretchFactor(0, 4);
   vsplit->setStretchFactor(1, 1);
+  vsplit->setChildrenCollapsible(false);
   page_layout->addWidget(vsplit, 1);
   tabs_->addTab(page, "Editor");
   diff_ = new DiffView(tabs_);
@@ -70,6 +81,13 @@ KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent) : QWidget
   connect(diagnostics_, &DiagnosticsList::lineActivated, editor_, &CudaEditor::goToLine);
   connect(editor_, &CudaEditor::modificationChanged, this, &KernelWorkspace::updateHeader);
   connect(save_, &QPushButton::clicked, this, [this] { saveEdit(); });
+  connect(build_, &QPushButton::clicked, this, &KernelWorkspace::buildCurrent);
+  connect(builder_, &EditBuilder::started, this,
+          [this](qint64 id) {
+            const QString building = QString("Building v%1 with NVRTC…").arg(id);
+            status_->setText(status_->text().isEmpty() ? building : status_->text() + " " + building);
+          });
+  connect(builder_, &EditBuilder::built, this, &KernelWorkspace::showBuild);
   connect(tree_, &VersionTreeView::versionActivated, this, [this](qint64 id) {
     if (hasUnsavedEdit() && id != current_) {
       auto answer = QMessageBox::question(
@@ -128,10 +146,41 @@ QString KernelWorkspace::openGroup(int group) {
           .arg(group)
           .arg(QString::fromStdString(declined ? *g.candidate->declined : std::string("no rule")));
     }
-    openVersion(versions.back().id);
-    return QString("Group %1: the builtin candidate is in the kernel editor.").arg(group);
+    // The primary candidate, not an alternative written beside it: the newest builtin version of
+    // the rule the group's first builtin version has (a newer generator revision's primary descends
+    // from it; alternatives have their own rule).
+    const CandidateVersion* primary = nullptr;
+    std::string rule;
+    for (const auto& v : versions) {
+      if (v.origin.kind != OriginKind::builtin) continue;
+      if (!primary) rule = v.origin.rule;
+      if (v.origin.rule == rule) primary = &v;
+    }
+    openVersion(primary ? primary->id : versions.back().id);
+    return QString("Group %1: the builtin %2 candidate (v%3) is in the kernel editor.")
+        .arg(group)
+        .arg(QString::fromStdString(primary ? rule : std::string("latest")))
+        .arg(primary ? primary->id : versions.back().id);
   }
   return QString("No fusion group %1 in this project.").arg(group);
+}
+
+void KernelWorkspace::buildCurrent() {
+  if (hasUnsavedEdit()) {
+    saveEdit();  // builds what it stored
+    return;
+  }
+  if (current_) builder_->build(*current_);
+}
+
+void KernelWorkspace::showBuild(qint64 id, bool, const std::vector<Diagnostic>& diagnostics,
+                                const QString& summary) {
+  tree_->refresh();
+  if (current_ != id) return;
+  editor_->setDiagnostics(diagnostics);
+  diagnostics_->setDiagnostics(diagnostics);
+  status_->setText(summary);
+  emit versionBuilt(id);
 }
 
 bool KernelWorkspace::hasUnsavedEdit() const { return current_ && editor_->isModified(); }
@@ -145,6 +194,7 @@ std::optional<qint64> KernelWorkspace::saveEdit() {
     openVersion(id);
     status_->setText(QString("Saved as v%1 (a user edit of v%2).").arg(id).arg(parent));
     emit versionSaved(id);
+    builder_->build(id);  // every saved edit is compiled: "not built" never lingers
     return id;
   } catch (const ProjectError& e) {
     status_->setText(QString("Not saved: %1").arg(e.what()));

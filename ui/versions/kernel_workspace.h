@@ -1,10 +1,14 @@
 #pragma once
-// The "Kernel editor" dock's content: the version tree of a project beside a CUDA editor (with find
-// and replace and the version's build diagnostics) and a diff view. Stored versions are read-only;
-// saving an edit stores a new "user edit" version whose parent is the version being edited.
+// The "Kernel editor" dock's content: the version tree of a project above a CUDA editor (with find
+// and replace, a Build action and the version's build diagnostics) and a diff view, so the editor
+// has the dock's full width. Stored versions are read-only; saving an edit stores a new "user edit"
+// version whose parent is the version being edited, and builds it with NVRTC.
 #include <QWidget>
 
 #include <optional>
+#include <vector>
+
+#include "core/build/diagnostics.h"
 
 class QLabel;
 class QPushButton;
@@ -19,6 +23,7 @@ namespace nova::ui {
 class CudaEditor;
 class DiagnosticsList;
 class DiffView;
+class EditBuilder;
 class FindReplaceBar;
 class VersionTreeView;
 
@@ -31,14 +36,18 @@ class KernelWorkspace : public QWidget {
   void openVersion(qint64 id);
   // Reloads the version tree and opens `preferred` (0: the first group's newest version, if any).
   void showStoredCandidates(qint64 preferred = 0);
-  // Opens the newest version of fusion group `group` of the model's graph; a sentence saying what
-  // was opened, or why nothing was (the generator declined the group, no such group).
+  // Opens the primary candidate of fusion group `group` (the newest of its rule; not an alternative);
+  // a sentence saying what was opened, or why nothing was (the generator declined the group, no
+  // such group).
   QString openGroup(int group);
   std::optional<qint64> currentVersion() const { return current_; }
   bool hasUnsavedEdit() const;
   // Stores the editor's text as a user edit of the current version; returns the new version's id.
   std::optional<qint64> saveEdit();
   void showDiff(qint64 left, qint64 right);
+  // Compiles the version shown with NVRTC (saving an unsaved edit first); versionBuilt() follows.
+  void buildCurrent();
+  EditBuilder* builder() const { return builder_; }
 
   CudaEditor* editor() const { return editor_; }
   DiagnosticsList* diagnosticsList() const { return diagnostics_; }
@@ -52,9 +61,12 @@ class KernelWorkspace : public QWidget {
   void versionSaved(qint64 id);
   // A version is in the editor (opened from the tree, by the studio, or just saved).
   void versionShown(qint64 id);
+  // An NVRTC build of the version shown ended; its diagnostics are in the editor and the list.
+  void versionBuilt(qint64 id);
 
  private:
   void updateHeader();
+  void showBuild(qint64 id, bool ok, const std::vector<Diagnostic>& diagnostics, const QString& summary);
 
   ProjectStore& store_;
   std::optional<qint64> current_;
@@ -62,6 +74,8 @@ class KernelWorkspace : public QWidget {
   QTabWidget* tabs_;
   QLabel* header_;
   QPushButton* save_;
+  QPushButton* build_;
+  EditBuilder* builder_;
   CudaEditor* editor_;
   FindReplaceBar* find_;
   DiagnosticsList* diagnostics_;

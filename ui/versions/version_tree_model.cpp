@@ -1,6 +1,8 @@
 #include "ui/versions/version_tree_model.h"
 
+#include <QApplication>
 #include <QBrush>
+#include <QStyle>
 #include <QColor>
 #include <QFont>
 
@@ -17,6 +19,7 @@ void VersionTreeModel::setVersions(const std::vector<FusionGroupRecord>& groups,
   root_.children.clear();
   nodes_.clear();
   std::map<int64_t, Node*> group_nodes, version_nodes;
+  std::map<int64_t, int> per_group;  // versions numbered 1, 2, ... within their group
   auto adopt = [](Node* parent, Node* child) {
     child->parent = parent;
     child->row = static_cast<int>(parent->children.size());
@@ -34,9 +37,18 @@ void VersionTreeModel::setVersions(const std::vector<FusionGroupRecord>& groups,
     if (group == group_nodes.end()) continue;
     auto& n = nodes_.emplace_back(std::make_unique<Node>());
     n->version = v;
+    n->number = ++per_group[v.group_id];
     Node* parent = group->second;
     if (v.parent_id)
-      if (auto p = version_nodes.find(*v.parent_id); p != version_nodes.end()) parent = p->second;
+      if (auto p = version_nodes.find(*v.parent_id); p != version_nodes.end()) {
+        parent = p->second;
+        // An alternative (a builtin version of another rule written beside the primary) is the
+        // primary's sibling, not its child: neither derives from the other.
+        const CandidateVersion& pv = *parent->version;
+        if (v.origin.kind == OriginKind::builtin && pv.origin.kind == OriginKind::builtin &&
+            v.origin.rule != pv.origin.rule)
+          parent = parent->parent;
+      }
     adopt(parent, n.get());
     version_nodes[v.id] = n.get();
   }
@@ -122,6 +134,8 @@ QVariant VersionTreeModel::data(const QModelIndex& index, int role) const {
     }
     return {};
   }
+  if (role == Qt::DisplayRole && index.column() == NameColumn)
+    return QString("#%1 · v%2").arg(n->number).arg(n->version->id);
   return versionData(*n->version, index.column(), role);
 }
 
@@ -129,10 +143,15 @@ QVariant VersionTreeModel::versionData(const CandidateVersion& v, int column, in
   if (role == VersionIdRole) return QVariant::fromValue<qint64>(v.id);
   if (role == Qt::ToolTipRole && column == VerdictColumn && !v.verdict_sentence.empty())
     return QString::fromStdString(v.verdict_sentence);
-  if (role == Qt::ToolTipRole)
-    return QString("v%1 · %2 · created %3")
-        .arg(v.id)
-        .arg(QString::fromStdString(v.origin.describe()), QString::fromStdString(v.created_at));
+  if (role == Qt::ToolTipRole) {
+    QString tip = QString("v%1 (the project's version id) · %2 · created %3")
+                      .arg(v.id)
+                      .arg(QString::fromStdString(v.origin.describe()), QString::fromStdString(v.created_at));
+    for (const auto& w : v.intake_warnings) tip += "\nintake warning: " + QString::fromStdString(w);
+    return tip;
+  }
+  if (role == Qt::DecorationRole && column == NameColumn && !v.intake_warnings.empty())
+    return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
   if (role == Qt::ForegroundRole) {
     if (column == BuildColumn && v.build_status == BuildStatus::failed) return QBrush(QColor("#c62828"));
     if (column == CorrectColumn && v.correct) return QBrush(QColor(*v.correct ? "#2e7d32" : "#c62828"));

@@ -1,7 +1,9 @@
 #pragma once
 // The version tree of every fusion group as a Qt item model: groups at the top, each version under
-// the version it was derived from (builtin and first LLM versions directly under the group). Columns
-// show origin and status (build, correctness, speedup, benchmark verdict with its sentence as the
+// the version it was derived from (builtin and first LLM versions directly under the group; a
+// builtin alternative beside the primary it was written with, as its sibling). Versions are numbered
+// within their group ("#2 · v14": the second of its group, project id 14). Columns show origin and
+// status (build, correctness, speedup, benchmark verdict with its sentence as the
 // tooltip, chosen for export). Used by VersionTreeView.
 #include <QAbstractItemModel>
 
@@ -50,6 +52,7 @@ class VersionTreeModel : public QAbstractItemModel {
   struct Node {
     Node* parent = nullptr;
     int row = 0;
+    int number = 0;  // a version's place in its group, oldest first: #1, #2, ...
     std::optional<FusionGroupRecord> group;
     std::optional<CandidateVersion> version;
     std::vector<Node*> children;

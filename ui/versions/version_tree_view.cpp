@@ -85,11 +85,46 @@ QList<qint64> VersionTreeView::selectedVersions() const {
 QString VersionTreeView::message() const { return message_->text(); }
 void VersionTreeView::setMessage(const QString& text) { message_->setText(text); }
 
+void VersionTreeView::setGpuMissing(const QString& why) {
+  gpuMissing_ = why;
+  updateButtons();
+}
+
+QString VersionTreeView::exportProblem(qint64 id) const {
+  try {
+    const CandidateVersion v = store_.version(id);
+    if (!v.correct) return QString("v%1 has not been validated yet: Validate & benchmark it first.").arg(id);
+    if (!*v.correct) return QString("v%1 failed validation: it cannot be exported.").arg(id);
+    if (!v.verdict) return QString("v%1 has no benchmark verdict against eager yet.").arg(id);
+    const QString sentence = QString::fromStdString(v.verdict_sentence);
+    if (*v.verdict == VerdictKind::declined)
+      return QString("v%1 is slower than eager, eager is kept for its group: %2").arg(id).arg(sentence);
+    if (*v.verdict == VerdictKind::tie)
+      return QString("v%1 ties with eager (the 95% interval includes 1.0), not a win to export: %2")
+          .arg(id)
+          .arg(sentence);
+    if (*v.verdict != VerdictKind::ships)
+      return QString("v%1 has no verdict against eager (its benchmark lacks a cold or wall median): %2")
+          .arg(id)
+          .arg(sentence);
+    return {};
+  } catch (const ProjectError& e) {
+    return QString::fromUtf8(e.what());
+  }
+}
+
 void VersionTreeView::updateButtons() {
-  int n = static_cast<int>(selectedVersions().size());
+  const QList<qint64> ids = selectedVersions();
+  const int n = static_cast<int>(ids.size());
   diff_->setEnabled(n == 2);
-  validate_->setEnabled(n == 1);
-  export_->setEnabled(n == 1);
+  validate_->setEnabled(n == 1 && gpuMissing_.isEmpty());
+  validate_->setToolTip(gpuMissing_.isEmpty()
+                            ? "Validate the selected version against eager, then benchmark it, as jobs"
+                            : "Needs a GPU, and this machine has none: " + gpuMissing_);
+  const QString problem = n == 1 ? exportProblem(ids[0]) : QString("Select one version.");
+  export_->setEnabled(problem.isEmpty());
+  export_->setToolTip(problem.isEmpty() ? "Export this version for its fusion group (passed, faster than eager)"
+                                        : problem);
 }
 
 void VersionTreeView::diffSelected() {
@@ -104,17 +139,26 @@ void VersionTreeView::diffSelected() {
 void VersionTreeView::validateSelected() {
   QList<qint64> ids = selectedVersions();
   if (ids.size() != 1) return;
+  if (!gpuMissing_.isEmpty()) {
+    setMessage("Nothing was queued: validation and benchmarks need a GPU (" + gpuMissing_ + ").");
+    return;
+  }
   if (!isSignalConnected(QMetaMethod::fromSignal(&VersionTreeView::validateRequested))) {
     setMessage("Validation and benchmarking are not available in this build yet: nothing was run.");
     return;
   }
-  setMessage(QString("Validation of v%1 requested.").arg(ids[0]));
+  // Whoever runs it says whether it was queued (the jobs panel and the status bar).
+  setMessage({});
   emit validateRequested(ids[0]);
 }
 
 void VersionTreeView::chooseSelectedForExport() {
   QList<qint64> ids = selectedVersions();
   if (ids.size() != 1) return;
+  if (QString problem = exportProblem(ids[0]); !problem.isEmpty()) {
+    setMessage(problem);
+    return;
+  }
   try {
     store_.choose_for_export(ids[0]);
     refresh();

@@ -1,8 +1,9 @@
 #pragma once
 // The version tree panel of the kernel workspace: the VersionTreeModel of a project in a tree view,
 // with "Diff selected" (two versions), "Validate & benchmark" (emitted for the jobs system to run;
-// until something listens, a message says validation is not available yet) and "Choose for export"
-// (written to the project store).
+// disabled with the reason on a machine without a GPU) and "Choose for export" (written to the
+// project store; only for a version that passed validation and is faster than eager beyond the
+// noise, not declined or a tie).
 #include <QWidget>
 
 #include <optional>
@@ -35,6 +36,12 @@ class VersionTreeView : public QWidget {
   void diffSelected();
   void validateSelected();
   void chooseSelectedForExport();
+  // Why validation cannot run here (no GPU); empty when it can.
+  void setGpuMissing(const QString& why);
+  // Why version `id` cannot be chosen for export; empty when it can.
+  QString exportProblem(qint64 id) const;
+  QPushButton* validateButton() const { return validate_; }
+  QPushButton* exportButton() const { return export_; }
 
  signals:
   void versionActivated(qint64 id);
@@ -52,6 +59,7 @@ class VersionTreeView : public QWidget {
   QPushButton* validate_;
   QPushButton* export_;
   QLabel* message_;
+  QString gpuMissing_;
 };
 
 }  // namespace nova::ui

@@ -43,6 +43,8 @@ enum class RecordType : std::uint16_t {
   Window = 11,     // a nova_tracer_start() .. nova_tracer_stop() span
   Iteration = 12,  // nova_tracer_iteration(i): the host time an iteration began
   Stats = 13,      // cumulative counters, rewritten at every flush: the last one wins
+  Identity = 14,   // JSON text: the model file and graph the trace was recorded from (TraceIdentity),
+                   // appended by the profile runner after the traced process ended
 };
 
 struct RecordHeader {
