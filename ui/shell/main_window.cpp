@@ -22,6 +22,7 @@
 #include "ui/shell/settings_dialog.h"
 #include "ui/shell/source_viewer.h"
 #include "ui/shell/stage_docks.h"
+#include "ui/shell/damaged_project_prompt.h"
 #include "ui/shell/studio_session.h"
 #include "ui/shell/trace_docks.h"
 #include "ui/shell/warnings_panel.h"
@@ -176,6 +177,7 @@ bool MainWindow::openModel(const QString& path) {
     setWindowTitle(tr("%1 — Nova Studio").arg(info.fileName()));
     emit modelOpened(currentModel_);
     if (studio_->open(currentModel_, &error)) return true;
+    if (DamagedProjectPrompt::reopen(this, *studio_, currentModel_, &error)) return true;
     error = tr("The project for %1 cannot be opened: %2").arg(info.fileName(), error);
     panel("graph")->setMessage(error);
   }
@@ -262,8 +264,7 @@ bool MainWindow::openTrace(const QString& path) {
 void MainWindow::profileModel() { studio_->profile(); }
 
 void MainWindow::sendToGenerator(const QList<int>& ids, bool groups) {
-  // The builtin generator has already written a candidate for every fusion group: show the one for
-  // the first hot group (or the group of the first hot node) in the editor.
+  // Every fusion group has its candidate already: show the first hot group's (or hot node's group's).
   if (!workspace_ || ids.isEmpty()) return;
   int group = ids.front();
   if (!groups && graph())

@@ -8,6 +8,8 @@
 #include "core/gen/builtin_generator.h"
 #include "core/session/stored_generation.h"
 #include "core/jobs/child_process_worker_runner.h"
+#include "core/project/project_error.h"
+#include "core/project/project_location.h"
 #include "core/session/project_evidence.h"
 #include "ui/shell/workflow_messages.h"
 
@@ -50,8 +52,15 @@ bool StudioSession::open(const QString& model, QString* error) {
   SessionOptions options;
   options.model = model.toStdString();
   options.python = settings_.resolved_python();
+  damaged_.reset();
   try {
     session_ = backend_.factory(std::move(options));
+  } catch (const ProjectError& e) {
+    if (e.damaged())
+      damaged_ = DamagedProject{QString::fromStdString(e.what()), QString::fromStdString(e.detail()),
+                                QString::fromStdString(project_folder_for(model.toStdString()).string())};
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;

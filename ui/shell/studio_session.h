@@ -36,6 +36,13 @@ class StudioSession : public QObject {
   // Opens the model's project (replacing the open one) and starts the workflow. False with `error`
   // when the project cannot be opened; the previous session is closed either way.
   bool open(const QString& model, QString* error = nullptr);
+  // Why the last open() failed, when the project file is damaged (not a database, damaged pages, no
+  // Nova schema): the readable sentence, SQLite's check output, and the project folder, so the
+  // window can offer to move the damaged file aside (DamagedProjectPrompt). Unset otherwise.
+  struct DamagedProject {
+    QString message, detail, folder;
+  };
+  const std::optional<DamagedProject>& lastDamagedProject() const { return damaged_; }
   void setSettings(Settings settings) { settings_ = std::move(settings); }
 
   ProjectSession* session() const { return session_.get(); }
@@ -90,6 +97,7 @@ class StudioSession : public QObject {
   std::optional<ModelGraph> graph_;
   std::optional<int> olderRevision_;  // the generation under way replaces an older generator's kernels
   unsigned serial_ = 0;               // which session the listener's events belong to
+  std::optional<DamagedProject> damaged_;
   RequestTracker requests_;
   std::vector<std::future<void>> retiring_;  // replaced sessions whose workers are ending
 };
