@@ -27,12 +27,16 @@ if [ -d .carry/debs ] && ls .carry/debs/*.deb >/dev/null 2>&1; then
     [ -n "$lib" ] || lib="$deps/usr/lib/x86_64-linux-gnu/libsqlite3.a"
     extra+=(-DSQLite3_INCLUDE_DIR="$deps/usr/include" -DSQLite3_LIBRARY="$lib")
   fi
-  # libcurl (the LLM client): the headers from the .deb, linked against the server's libcurl.so.4.
-  if [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ] && [ ! -f /usr/include/curl/curl.h ] &&
-     [ -f "$deps/usr/include/x86_64-linux-gnu/curl/curl.h" ]; then
-    lib=$(ls /usr/lib/x86_64-linux-gnu/libcurl.so.4 2>/dev/null || true)
-    [ -n "$lib" ] && extra+=(-DCURL_INCLUDE_DIR="$deps/usr/include/x86_64-linux-gnu" -DCURL_LIBRARY="$lib")
+  # libcurl (the LLM client): always the server's shared libcurl (the .deb's static libcurl.a needs
+  # OpenSSL and GSSAPI archives a server lacks), with its headers, or the .deb's where it has none.
+  rm -f "$deps"/usr/lib/x86_64-linux-gnu/libcurl.a
+  lib=$(ls /usr/lib/x86_64-linux-gnu/libcurl.so /usr/lib/x86_64-linux-gnu/libcurl.so.4 2>/dev/null | head -1 || true)
+  if [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ]; then
+    inc=/usr/include; [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] && inc=/usr/include/x86_64-linux-gnu
+  else
+    inc="$deps/usr/include/x86_64-linux-gnu"
   fi
+  [ -n "$lib" ] && extra+=(-DCURL_INCLUDE_DIR="$inc" -DCURL_LIBRARY="$lib")
   extra+=(-DCMAKE_INCLUDE_PATH="$deps/usr/include")
 fi
 

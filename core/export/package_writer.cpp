@@ -93,9 +93,21 @@ void PackageWriter::write(const ExportPlan& plan, const fs::path& out_arg, const
       throw ExportError(fmt::format("--out {} is not empty: choose another output folder or empty it first",
                                     out.string()));
   }
+  // The folders above --out are made as needed (like mkdir -p), and taken away again if the export
+  // fails, so a failed export leaves nothing behind.
   const fs::path parent = out.parent_path();
-  if (!fs::is_directory(parent, ec))
-    throw ExportError(fmt::format("the folder {} (where --out goes) does not exist", parent.string()));
+  TempFolder made_parents;
+  if (!fs::is_directory(parent, ec)) {
+    fs::path first_missing = parent;
+    while (!first_missing.parent_path().empty() && first_missing.parent_path() != first_missing &&
+           !fs::exists(first_missing.parent_path(), ec))
+      first_missing = first_missing.parent_path();
+    fs::create_directories(parent, ec);
+    if (ec || !fs::is_directory(parent))
+      throw ExportError(fmt::format("cannot create the folder {} (where --out goes): {}", parent.string(),
+                                    ec ? ec.message() : "a file of that name is in the way"));
+    made_parents.path = first_missing;
+  }
 
   say("writing the package's sources");
   const auto contents = files(plan, command);
@@ -121,6 +133,7 @@ void PackageWriter::write(const ExportPlan& plan, const fs::path& out_arg, const
   if (ec)
     throw ExportError(fmt::format("cannot move the package into {}: {}", out.string(), ec.message()));
   temp.path.clear();
+  made_parents.path.clear();
 }
 
 }  // namespace nova

@@ -88,5 +88,10 @@ struct Selection {
 void to_json(nlohmann::json& j, const GroupSelection& g);
 void to_json(nlohmann::json& j, const ModelFigures& m);
 void to_json(nlohmann::json& j, const Selection& s);
+// Read back, as `nova optimize --out` wrote them (throws on a malformed file).
+GroupOutcome outcome_from_string(const std::string& text);
+void from_json(const nlohmann::json& j, GroupSelection& g);
+void from_json(const nlohmann::json& j, ModelFigures& m);
+void from_json(const nlohmann::json& j, Selection& s);
 
 }  // namespace nova

@@ -93,7 +93,9 @@ GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
     s.counted.clear();
     for (const auto& key : kKeys)
       if (auto value = speedup(*best->benchmark, key)) s.counted[key] = *value;
-    s.reason = fmt::format("v{} ({}) ships: {}", best->version_id, best->rule, best->benchmark->verdict.sentence);
+    std::string why = best->benchmark->verdict.sentence;  // "ships: faster than eager beyond the noise (...)"
+    if (why.rfind("ships: ", 0) == 0) why.erase(0, 7);
+    s.reason = fmt::format("v{} ({}), {}", best->version_id, best->rule, why);
     return s;
   }
   // Eager is kept: 1.0 against eager; against torch.compile, eager's own ratio (1.0 where unmeasured).
@@ -211,5 +213,58 @@ void to_json(json& j, const ModelFigures& m) {
 }
 
 void to_json(json& j, const Selection& s) { j = {{"groups", s.groups}, {"model", s.model}}; }
+
+namespace {
+std::map<RatioKey, double> ratios_from(const json& j) {
+  std::map<RatioKey, double> out;
+  for (const auto& [name, value] : j.items()) {
+    const auto cut = name.find("_vs_");
+    if (cut == std::string::npos) throw std::invalid_argument("a ratio named " + name);
+    out[{name.substr(0, cut), name.substr(cut + 4)}] = value.get<double>();
+  }
+  return out;
+}
+template <typename T>
+std::optional<T> optional_at(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+}  // namespace
+
+GroupOutcome outcome_from_string(const std::string& text) {
+  for (auto o : {GroupOutcome::ships, GroupOutcome::tie, GroupOutcome::slower, GroupOutcome::failed,
+                 GroupOutcome::not_generated, GroupOutcome::unmeasured})
+    if (to_string(o) == text) return o;
+  throw std::invalid_argument("no group outcome is called '" + text + "'");
+}
+
+void from_json(const json& j, GroupSelection& g) {
+  g.group_id = j.at("group").get<int>();
+  g.kind = j.value("kind", "");
+  g.outcome = outcome_from_string(j.at("outcome").get<std::string>());
+  g.chosen = optional_at<std::int64_t>(j, "chosen_version");
+  g.reason = j.value("reason", "");
+  g.counted = ratios_from(j.value("counted", json::object()));
+  g.cold_interval = optional_at<RatioInterval>(j, "cold_interval");
+  g.wall_interval = optional_at<RatioInterval>(j, "wall_interval");
+  g.eager_cold_us = optional_at<double>(j, "eager_cold_us");
+  g.gpu_share = optional_at<double>(j, "gpu_share");
+}
+
+void from_json(const json& j, ModelFigures& m) {
+  m.groups = j.at("groups").get<int>();
+  m.shipped = j.at("shipped").get<int>();
+  m.measured = j.value("measured", 0);
+  m.geomean = ratios_from(j.value("geomean", json::object()));
+  m.slowest_vs_eager = j.value("slowest_vs_eager", std::map<std::string, double>{});
+  m.amdahl_vs_eager = optional_at<double>(j, "amdahl_vs_eager");
+  m.shares_from = j.value("shares_from", "");
+  m.covered_share = j.value("covered_share", 0.0);
+}
+
+void from_json(const json& j, Selection& s) {
+  s.groups = j.at("groups").get<std::vector<GroupSelection>>();
+  s.model = j.at("model").get<ModelFigures>();
+}
 
 }  // namespace nova

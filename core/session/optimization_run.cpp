@@ -19,6 +19,17 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 OptimizationRun::OptimizationRun(ProjectSession& session, OptimizationOptions options, Say say)
     : session_(session), options_(std::move(options)), say_(std::move(say)) {}
 
+OptimizationRun::Need OptimizationRun::need_of(std::int64_t version) const {
+  auto validation = ProjectEvidence::latest_validation(session_.store(), version);
+  if (!validation) return Need::validate;
+  // The worker check is the one a run adds when the worker gave no answer (it crashed, was killed,
+  // ran out of its budget, or failed in the harness): nothing was learned of the candidate itself.
+  for (const auto& c : validation->checks)
+    if (c.name == "worker" && !c.passed) return Need::validate_again;
+  if (validation->passed && !ProjectEvidence::latest_benchmark(session_.store(), version)) return Need::bench;
+  return Need::nothing;
+}
+
 JobInfo OptimizationRun::run_job(int id, const std::string& what) {
   JobInfo info = session_.wait(id);
   if (info.state != JobState::Succeeded)
@@ -65,26 +76,38 @@ OptimizationReport OptimizationRun::run() {
   }
 
   // 3. Which versions: each group's newest builtin version of each rule (the primary and its
-  //    alternatives), unless it already has results (--remeasure evaluates it again).
+  //    alternatives) that has no final result yet (--remeasure evaluates every one again). A run that
+  //    was stopped resumes here: a version that passed but has no benchmark is benchmarked, and one
+  //    whose validation ended without the worker's answer is validated again.
   std::vector<StoredGroup> stored = stored_groups(session_.store());
   std::vector<std::int64_t> todo;
+  std::vector<std::int64_t> passed;
+  int again = 0;
   for (const auto& g : graph->groups) {
     const StoredGroup* s = find_stored_group(stored, g);
     if (!s) continue;
     std::map<std::string, std::int64_t> newest;  // rule -> version
     for (const auto& v : session_.store().versions(s->record_id))
       if (v.origin.kind == OriginKind::builtin) newest[v.origin.rule] = v.id;
-    for (const auto& [rule, id] : newest)
-      if (options_.remeasure || session_.store().results(id).empty()) todo.push_back(id);
+    for (const auto& [rule, id] : newest) {
+      switch (options_.remeasure ? Need::validate : need_of(id)) {
+        case Need::validate_again: ++again; [[fallthrough]];
+        case Need::validate: todo.push_back(id); break;
+        case Need::bench: passed.push_back(id); break;
+        case Need::nothing: break;
+      }
+    }
   }
-  say(fmt::format("evaluate: {} version(s) to validate", todo.size()));
+  say(fmt::format("evaluate: {} version(s) to validate{}{}", todo.size(),
+                  again ? fmt::format(" ({} again: their last validation ended without the worker's answer)", again)
+                        : "",
+                  passed.empty() ? "" : fmt::format(", {} validated earlier still to benchmark", passed.size())));
 
   // 4. Validation side by side (correctness, not time).
   EvaluateOptions validate = options_.evaluate;
   validate.steps = EvaluateOptions::Steps::validate;
   std::vector<std::pair<std::int64_t, int>> jobs;
   for (auto id : todo) jobs.emplace_back(id, session_.evaluate(id, validate));
-  std::vector<std::int64_t> passed;
   int done = 0;
   for (const auto& [id, job] : jobs) {
     JobInfo info = session_.wait(job);

@@ -42,6 +42,9 @@ class OptimizationRun {
   OptimizationReport run();
 
  private:
+  // What a stored version still needs before the selection can use it.
+  enum class Need { nothing, validate, validate_again, bench };
+  Need need_of(std::int64_t version) const;
   JobInfo run_job(int id, const std::string& what);
   ProjectSession& session_;
   OptimizationOptions options_;

@@ -226,8 +226,15 @@ TEST_F(ExportFixture, ANonEmptyOutputFolderAndAFailedBuildLeaveNothingBehind) {
   auto failing = [](const fs::path&) { throw ExportError("the package does not build: nvcc failed"); };
   expect_export_error([&] { PackageWriter::write(p, dir / "out", "nova export", {}, failing); }, "nvcc failed");
   expect_only(dir, {"matmul_scaling_residual_add.py", "project", "taken"});
-  expect_export_error([&] { PackageWriter::write(p, dir / "no" / "such" / "out", "nova export"); }, "does not exist");
+  // Folders above --out are made as needed, and taken away when the export fails.
+  expect_export_error([&] { PackageWriter::write(p, dir / "new" / "deeper" / "out", "nova export", {}, failing); },
+                      "nvcc failed");
   expect_only(dir, {"matmul_scaling_residual_add.py", "project", "taken"});
+  expect_export_error([&] { PackageWriter::write(p, dir / "taken" / "mine.txt" / "out", "nova export"); },
+                      "cannot create the folder");
+  EXPECT_EQ(read_text(dir / "taken" / "mine.txt"), "the user's");
+  PackageWriter::write(p, dir / "new" / "deeper" / "out", "nova export");
+  EXPECT_TRUE(fs::exists(dir / "new" / "deeper" / "out" / "setup.py"));
 }
 
 TEST(ExportChecks, NamesArchitecturesAndNvccAreCheckedWithClearMessages) {

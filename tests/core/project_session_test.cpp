@@ -15,6 +15,7 @@
 
 #include "core/session/stored_generation.h"
 #include "core/jobs/worker_run_error.h"
+#include "core/session/optimization_run.h"
 #include "core/session/project_evidence.h"
 #include "support/graph_fixtures.h"
 #include "support/test_paths.h"
@@ -191,6 +192,84 @@ TEST_F(SessionFixture, AWorkerCrashIsAStoredResultAndTheNextEvaluationRuns) {
   ASSERT_EQ(next.state, JobState::Succeeded) << next.error;
   EXPECT_TRUE(ProjectEvidence::latest_validation(s->store(), v)->passed);
   EXPECT_EQ(s->store().results(v).size(), 2u);
+}
+
+// A run stopped after validation (killed, out of time) resumes: the next `nova optimize` benchmarks
+// what passed without validating it again.
+TEST_F(SessionFixture, AnOptimizationRunResumesWithTheBenchmarkOfWhatPassed) {
+  std::atomic<bool> stopped{true};
+  ScriptedRunner* runner = nullptr;
+  auto s = open(
+      [&](const std::string& cmd, const json&, const WorkerCall&) -> json {
+        if (cmd == "validate") return passed_validation();
+        if (cmd == "bench" && stopped) throw WorkerRunError(WorkerRunError::Kind::Cancelled, "stopped while benchmarking");
+        if (cmd == "bench") return recorded_bench();
+        ADD_FAILURE() << "unexpected command " << cmd;
+        return {};
+      },
+      1, &runner);
+  OptimizationOptions o;
+  o.graph = graph;
+  OptimizationReport first = OptimizationRun(*s, o).run();
+  EXPECT_EQ(first.passed, 1);
+  EXPECT_EQ(first.benchmarked, 0);
+  ASSERT_EQ(first.selection.groups.size(), 1u);
+  EXPECT_EQ(first.selection.groups[0].outcome, GroupOutcome::unmeasured);
+
+  stopped = false;
+  const std::size_t before = runner->commands().size();
+  std::vector<std::string> said;
+  OptimizationReport second = OptimizationRun(*s, o, [&](const std::string& l) { said.push_back(l); }).run();
+  std::vector<std::string> commands = runner->commands();
+  EXPECT_EQ(std::vector<std::string>(commands.begin() + before, commands.end()), std::vector<std::string>{"bench"});
+  EXPECT_EQ(second.evaluated, 0);
+  EXPECT_EQ(second.benchmarked, 1);
+  EXPECT_EQ(second.selection.groups[0].outcome, GroupOutcome::ships);
+  EXPECT_NE(std::find(said.begin(), said.end(),
+                      "evaluate: 0 version(s) to validate, 1 validated earlier still to benchmark"),
+            said.end());
+}
+
+// A validation that ended without the worker's answer (here the harness's own AttributeError, as on
+// the H200 once) taught nothing about the candidate: the next run validates it again. One that the
+// worker answered (passed or failed) is final until --remeasure.
+TEST_F(SessionFixture, AnOptimizationRunValidatesAgainWhatTheWorkerNeverAnswered) {
+  std::atomic<int> validations{0};
+  auto s = open([&](const std::string& cmd, const json&, const WorkerCall&) -> json {
+    if (cmd == "validate" && validations++ == 0)
+      throw WorkerRunError(WorkerRunError::Kind::Failed,
+                           "worker failed while evaluating candidate v1: AttributeError: 'str' object has no "
+                           "attribute 'instantiate'");
+    if (cmd == "validate") {
+      json answer = failed_validation();
+      answer["passed"] = false;
+      answer["failures"] = {"output 0: max abs error 0.25 exceeds tolerance 1e-4"};
+      answer["trials"][0]["ok"] = false;
+      return answer;
+    }
+    ADD_FAILURE() << "unexpected command " << cmd;
+    return {};
+  });
+  OptimizationOptions o;
+  o.graph = graph;
+  OptimizationReport first = OptimizationRun(*s, o).run();
+  EXPECT_EQ(first.passed, 0);
+  ASSERT_EQ(first.failures.size(), 1u);
+  EXPECT_NE(first.failures[0].find("AttributeError"), std::string::npos) << first.failures[0];
+
+  std::vector<std::string> said;
+  OptimizationReport second = OptimizationRun(*s, o, [&](const std::string& l) { said.push_back(l); }).run();
+  EXPECT_EQ(validations.load(), 2);
+  EXPECT_EQ(second.evaluated, 1);
+  EXPECT_NE(std::find(said.begin(), said.end(),
+                      "evaluate: 1 version(s) to validate (1 again: their last validation ended without the "
+                      "worker's answer)"),
+            said.end());
+  // The worker answered this time (a failed validation): a third run has nothing to do.
+  OptimizationReport third = OptimizationRun(*s, o).run();
+  EXPECT_EQ(validations.load(), 2);
+  EXPECT_EQ(third.evaluated, 0);
+  EXPECT_EQ(third.selection.groups[0].outcome, GroupOutcome::failed);
 }
 
 TEST_F(SessionFixture, ACancelledEvaluationStoresNothing) {

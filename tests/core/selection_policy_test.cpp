@@ -4,6 +4,7 @@
 #include "core/select/selection_policy.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -64,6 +65,9 @@ TEST(SelectionPolicy, ShipsTheFastestVersionThatPassedAndWins) {
   EXPECT_DOUBLE_EQ(s.counted.at({"wall", "compile"}), speedup(seed, "wall", "compile"));
   ASSERT_TRUE(s.cold_interval);
   EXPECT_TRUE(s.cold_interval->above_one());
+  // Printed after the outcome ("ships: "), the reason names the version and says why, once.
+  EXPECT_EQ(s.reason.rfind("v1 (gemm_tiled), faster than eager beyond the noise", 0), 0u) << s.reason;
+  EXPECT_EQ(s.reason.find("ships"), std::string::npos) << s.reason;
 
   // Both passed: the one with the larger cold speedup ships.
   g.versions[1].validation = validation(true);
@@ -169,6 +173,50 @@ TEST(SelectionPolicy, ATieIsNotAWin) {
   EXPECT_EQ(s.outcome, GroupOutcome::tie);
   EXPECT_FALSE(s.chosen);
   EXPECT_DOUBLE_EQ(s.counted.at({"cold", "eager"}), 1.0);
+}
+
+// What `nova optimize --out` wrote on the H200 in session 13 (8 models, 11 groups): each file reads
+// back to the same JSON, the model's figures are recomputed from its groups exactly as printed, and
+// every group that ships has the lower end of its 95% interval above 1.0 in both modes.
+TEST(RecordedSelections, H200SelectionsReadBackAndTheirModelFiguresFollowFromTheirGroups) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h200_session13";
+  int files = 0, shipped = 0;
+  std::vector<GroupSelection> all;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    SCOPED_TRACE(entry.path().filename().string());
+    std::ifstream in(entry.path());
+    const nlohmann::json j = nlohmann::json::parse(in).at("selection");
+    const Selection read = j.get<Selection>();
+    EXPECT_EQ(nlohmann::json(read), j);
+    std::vector<GroupSelection> groups = read.groups;
+    const ModelFigures again = SelectionPolicy::model_figures(groups);
+    EXPECT_EQ(again.groups, read.model.groups);
+    EXPECT_EQ(again.shipped, read.model.shipped);
+    EXPECT_EQ(again.measured, read.model.measured);
+    for (const auto& [key, value] : read.model.geomean) EXPECT_NEAR(again.geomean.at(key), value, 1e-12);
+    ASSERT_EQ(again.amdahl_vs_eager.has_value(), read.model.amdahl_vs_eager.has_value());
+    if (again.amdahl_vs_eager) EXPECT_NEAR(*again.amdahl_vs_eager, *read.model.amdahl_vs_eager, 1e-12);
+    for (const auto& g : read.groups) {
+      if (g.outcome != GroupOutcome::ships) continue;
+      ++shipped;
+      ASSERT_TRUE(g.cold_interval && g.wall_interval);
+      EXPECT_GT(g.cold_interval->low, 1.0);
+      EXPECT_GT(g.wall_interval->low, 1.0);
+      EXPECT_NEAR(g.counted.at({"cold", "eager"}), g.cold_interval->ratio, 1e-12);
+    }
+    all.insert(all.end(), read.groups.begin(), read.groups.end());
+  }
+  EXPECT_EQ(files, 8);
+  EXPECT_EQ(shipped, 10);
+  // Over all eight models, as `nova optimize` prints it for several: every group counts, eager-kept
+  // groups at 1.00x; no group is slower than eager.
+  const ModelFigures over_all = SelectionPolicy::model_figures(all);
+  EXPECT_EQ(over_all.groups, 11);
+  EXPECT_GE(over_all.slowest_vs_eager.at("cold"), 1.0);
+  EXPECT_GT(over_all.geomean.at({"cold", "eager"}), 1.0);
+  EXPECT_THROW(outcome_from_string("shipped"), std::invalid_argument);
 }
 
 }  // namespace

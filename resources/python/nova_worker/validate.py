@@ -146,7 +146,8 @@ def _run_candidate(inst, cand, ref_byte_sizes, device):
     candidates.poison_free_pool(ref_byte_sizes, device)
     outs = inst.candidate(cand.fn)
     snap = _snapshot(outs)
-    torch.cuda.synchronize()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
     for i, (a, b) in enumerate(zip(snap, outs)):
         if isinstance(a, torch.Tensor) and not _same(a, b):
             problems.append(f"output {i} changed after the call returned: work left running outside "
@@ -256,7 +257,7 @@ def validate(args, progress) -> schemas.ValidationResult:
             tol = tolerance_for(r.dtype, strict)
             vs_eager = compare(a, r, tol)
             agree = compare(b, a, tol)
-            ok, accepted, problem = judge_output(a, r, r64, tol, match_eager, vs_eager)
+            ok, accepted, problem_text = judge_output(a, r, r64, tol, match_eager, vs_eager)
             out = {"index": i, "shape": list(r.shape), "dtype": vs_eager["dtype"], "tolerance": tol,
                    "accepted_as": accepted,
                    "vs_eager": vs_eager, "vs_fp64": compare(a.cpu(), r64, tol) if vs_eager["shape_ok"] else None,
@@ -264,7 +265,7 @@ def validate(args, progress) -> schemas.ValidationResult:
                    "runs_agree": agree["ok"], "runs_bitwise_equal": bool(vs_eager["shape_ok"] and _same(a, b)),
                    "reference_std": _num(r.double().std()) if r.numel() > 1 else 0.0}
             if not ok:
-                trial["problems"].append(f"output {i}: {problem}")
+                trial["problems"].append(f"output {i}: {problem_text}")
             elif accepted == "closer_to_exact_than_eager" and CLOSER_FLAG not in result["flags"]:
                 result["flags"].append(CLOSER_FLAG)
             if vs_eager["shape_ok"] and not agree["ok"]:
