@@ -29,6 +29,7 @@ int run_cli(int argc, char** argv) {
   add_status_command(app);
   add_llm_command(app);
   add_export_command(app);
+  add_check_package_command(app);
 
   try {
     app.parse(argc, argv);

@@ -23,5 +23,6 @@ void add_optimize_command(CLI::App& app);
 void add_status_command(CLI::App& app);
 void add_llm_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_check_package_command(CLI::App& app);
 
 }  // namespace nova

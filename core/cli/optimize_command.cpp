@@ -14,6 +14,7 @@
 
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
+#include "core/cli/job_progress_printer.h"
 #include "core/cli/selection_table.h"
 #include "core/cli/session_cli.h"
 #include "core/doctor/doctor_report.h"
@@ -37,27 +38,6 @@ std::vector<std::string> modes_for(const std::string& mode) {
   if (mode == "all") return {"cold", "warm", "graph"};
   if (mode == "cold" || mode == "warm" || mode == "graph") return {mode};
   throw CliError(fmt::format("--mode {}: expected cold, warm, graph or all", mode), 2);
-}
-
-// Prints each running job's progress messages to stderr as they change (the worker's phases of a long
-// intake, each group the generator writes), at most one line a second per job.
-JobQueue::Listener progress_printer() {
-  struct Seen {
-    std::mutex mutex;
-    std::map<int, std::pair<std::string, std::chrono::steady_clock::time_point>> last;
-  };
-  auto seen = std::make_shared<Seen>();
-  return [seen](const JobInfo& info) {
-    if (info.state != JobState::Running || info.message.empty()) return;
-    std::lock_guard lock(seen->mutex);
-    auto now = std::chrono::steady_clock::now();
-    auto& [message, at] = seen->last[info.id];
-    if (message == info.message || now - at < std::chrono::seconds(1)) return;
-    message = info.message;
-    at = now;
-    std::cerr << fmt::format("  {} [{:3.0f}%, {:.0f} s] {}\n", info.title, 100 * info.progress, info.elapsed_s,
-                             info.message);
-  };
 }
 
 void run(const OptimizeFlags& f) {
@@ -117,7 +97,7 @@ void run(const OptimizeFlags& f) {
     std::string project = f.project.empty() || f.models.size() == 1 ? f.project : (std::filesystem::path(f.project) / name).string();
     auto session = cli.open(model, project, s);
     std::cerr << fmt::format("== {}: project {}\n", model, session->project_dir().string());
-    session->set_listener(progress_printer());
+    session->set_listener(job_progress_printer());
     OptimizationRun run(*session, o, [](const std::string& line) { std::cerr << line << "\n"; });
     OptimizationReport report;
     try {

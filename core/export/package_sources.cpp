@@ -96,7 +96,7 @@ std::string PackageSources::setup_py(const ExportPlan& plan) {
     if (g.ships()) sources += fmt::format(", \"csrc/{}.cu\"", op_name(g.group_id));
   std::string ext_modules =
       plan.shipped() == 0
-          ? "[]  # no group ships a kernel: the package runs the client's PyTorch code"
+          ? "[],  # no group ships a kernel: the package runs the client's PyTorch code"
           : fmt::format(R"~([
     CUDAExtension(
         "{pkg}._C",
@@ -105,7 +105,7 @@ std::string PackageSources::setup_py(const ExportPlan& plan) {
         define_macros=[("Py_LIMITED_API", "0x03090000")],
         extra_compile_args={{"cxx": ["-O3"], "nvcc": ["-O3", "-lineinfo"]}},
     )
-])~",
+],)~",
                         fmt::arg("pkg", plan.package_name), fmt::arg("sources", sources));
   return fmt::format(
       R"~(# Builds {pkg}: the kernels nova export shipped for {model}, as a torch extension without a
@@ -125,7 +125,7 @@ setup(
     version="0.1.0",
     packages=["{pkg}"],
     package_data={{"{pkg}": ["package.json", "client_model.py", "groups/*.py"]}},
-    ext_modules={ext_modules},
+    ext_modules={ext_modules}
     cmdclass={{"build_ext": BuildExtension}},
     options={{"bdist_wheel": {{"py_limited_api": "cp39"}}}},
 )

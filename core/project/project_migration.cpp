@@ -120,6 +120,16 @@ CREATE INDEX llm_candidates_search ON llm_candidates(search_id);
        R"sql(
 ALTER TABLE candidate_versions ADD COLUMN intake_warnings TEXT NOT NULL DEFAULT '[]';
 )sql"},
+      {8, "whole-model checks of exported packages (nova check-package): validation and benchmark",
+       R"sql(
+CREATE TABLE model_checks (
+  id INTEGER PRIMARY KEY,
+  package TEXT NOT NULL,
+  package_path TEXT NOT NULL,
+  passed INTEGER NOT NULL CHECK (passed IN (0, 1)),
+  json TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+)sql"},
   };
   return migrations;
 }

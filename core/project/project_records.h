@@ -48,6 +48,16 @@ struct ResultRecord {
   std::string created_at;
 };
 
+// A whole-model check of an exported package (ModelCheckResult as JSON).
+struct ModelCheckRecord {
+  int64_t id = 0;
+  std::string package;
+  std::string package_path;
+  bool passed = false;
+  std::string json;
+  std::string created_at;
+};
+
 struct ExportRecord {
   int64_t id = 0;
   int64_t version_id = 0;

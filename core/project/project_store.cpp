@@ -566,4 +566,24 @@ std::vector<ExportRecord> ProjectStore::exports() const {
   return out;
 }
 
+int64_t ProjectStore::add_model_check(const ModelCheckRecord& record) {
+  SqliteTransaction tx(db_);
+  SqliteStatement(db_, "INSERT INTO model_checks(package, package_path, passed, json) VALUES (?, ?, ?, ?)")
+      .bind(1, record.package)
+      .bind(2, record.package_path)
+      .bind(3, static_cast<int64_t>(record.passed ? 1 : 0))
+      .bind(4, record.json)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  tx.commit();
+  return id;
+}
+
+std::vector<ModelCheckRecord> ProjectStore::model_checks() const {
+  SqliteStatement s(db_, "SELECT id, package, package_path, passed, json, created_at FROM model_checks ORDER BY id");
+  std::vector<ModelCheckRecord> out;
+  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2), s.int64(3) != 0, s.text(4), s.text(5)});
+  return out;
+}
+
 }  // namespace nova

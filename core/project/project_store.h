@@ -28,7 +28,7 @@ namespace nova {
 
 class ProjectStore {
  public:
-  static constexpr int kSchemaVersion = 7;  // the last migration (project_migration.cpp)
+  static constexpr int kSchemaVersion = 8;  // the last migration (project_migration.cpp)
   static constexpr const char* kFileName = "project.nova";
 
   // Creates a new project in `folder` (created if missing, with its missing parents, mode 0700).
@@ -90,6 +90,9 @@ class ProjectStore {
   std::vector<CandidateVersion> export_choices() const;
   int64_t add_export(const ExportRecord& record);
   std::vector<ExportRecord> exports() const;
+  // Whole-model checks of exported packages, oldest first.
+  int64_t add_model_check(const ModelCheckRecord& record);
+  std::vector<ModelCheckRecord> model_checks() const;
 
  private:
   ProjectStore(std::filesystem::path folder, sqlite3* db);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/build/package_installer.h"
 #include "core/jobs/job_worker_call.h"
 
 #include "core/doctor/doctor_report.h"
@@ -279,6 +280,85 @@ json ProjectSession::run_profile(int iters, int warmup, JobContext& ctx) {
           {"kernels", r.trace ? r.trace->kernel_count() : 0},
           {"attributed_fraction", r.attribution.attributed_fraction},
           {"event_ns", r.event_ns}};
+}
+
+// --- whole-model checks of exported packages -------------------------------------------------
+
+std::string ProjectSession::package_name_in(const fs::path& package_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(package_dir, ec))
+    throw std::invalid_argument(fmt::format("{} is not a folder: give the folder `nova export --out` wrote",
+                                            package_dir.string()));
+  for (const auto& e : fs::directory_iterator(package_dir, ec))
+    if (e.is_directory() && fs::is_regular_file(e.path() / "package.json") && fs::is_regular_file(e.path() / "_ops.py"))
+      return e.path().filename().string();
+  throw std::invalid_argument(fmt::format("{} holds no package written by nova export (no <name>/package.json)",
+                                          package_dir.string()));
+}
+
+int ProjectSession::check_package(const PackageCheckOptions& options) {
+  const fs::path package = fs::absolute(options.package_dir).lexically_normal();
+  const std::string name = package_name_in(package);
+  std::error_code ec;
+  if (!fs::is_regular_file(options_.model, ec))
+    throw std::invalid_argument(fmt::format("model file not found: {}", options_.model.string()));
+  JobSpec build;
+  build.key = "check-package:" + package.string();
+  build.title = fmt::format("build {}", name);
+  build.lane = JobLane::Cpu;
+  build.budget = options.build_budget;
+  build.work = [this, package, name, options](JobContext& ctx) -> json {
+    ctx.progress("building the package", 0.0);
+    const fs::path site = PackageInstaller::install(
+        package, project_dir_ / "packages", options_.python, [&](const std::string& m) { ctx.progress(m, 0.1); },
+        [&] { return ctx.token().cancelled(); });
+    ctx.token().throw_if_cancelled();
+    JobSpec gpu;
+    gpu.key = "check-package-gpu:" + package.string();
+    gpu.title = fmt::format("check {} (whole model)", name);
+    gpu.lane = JobLane::Gpu;
+    gpu.budget = options.gpu_budget;
+    gpu.work = [this, package, name, site, options](JobContext& c) -> json {
+      json args = {{"package", name},
+                   {"site_dir", site.string()},
+                   {"model_source", read_text(options_.model)},
+                   {"model_name", options_.model.filename().string()},
+                   {"trials", options.trials},
+                   {"seed", options.seed},
+                   {"match_eager", options.match_eager},
+                   {"modes", options.modes},
+                   {"l2_flush", options.l2_flush}};
+      json answer = runner_->run("model_check", args, worker_call_for(c, "checking the whole model with " + name));
+      ModelCheckResult result;
+      try {
+        result = answer.get<ModelCheckResult>();
+      } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("the worker's model_check result is malformed: {}", e.what()));
+      }
+      result.environment["lane_device"] = c.device();
+      c.token().throw_if_cancelled();
+      write_project([&](ProjectStore& store) {
+        store.add_model_check({0, name, package.string(), result.passed, json(result).dump(), ""});
+      });
+      return json(result);
+    };
+    return {{"site", site.string()}, {"gpu_job", queue_->submit(std::move(gpu))}};
+  };
+  return queue_->submit(std::move(build));
+}
+
+std::vector<ModelCheckResult> ProjectSession::model_checks() const {
+  std::vector<ModelCheckResult> out;
+  for (const auto& record : store_.model_checks()) {
+    auto j = json::parse(record.json, nullptr, false);
+    if (j.is_discarded()) continue;
+    try {
+      out.push_back(j.get<ModelCheckResult>());
+    } catch (const std::exception&) {
+      continue;  // a record this version cannot read
+    }
+  }
+  return out;
 }
 
 // --- evaluation -------------------------------------------------------------------------------

@@ -25,6 +25,7 @@
 #include "core/session/session_options.h"
 #include "core/verify/candidate_evaluator.h"
 #include "core/verify/evaluation_jobs.h"
+#include "core/verify/model_check_result.h"
 
 namespace nova {
 
@@ -71,6 +72,18 @@ class ProjectSession {
   // stores the trace in the project (its file under traces/, a record naming it). Result:
   // {"trace_file", "trace_id", "kernels", "attributed_fraction", "event_ns"}.
   int profile(int iters = 20, int warmup = 5, std::chrono::milliseconds budget = std::chrono::minutes(10));
+
+  // Checks an exported package as the client will run it: a CPU job builds it with pip into a
+  // private folder of the project (cached by the package's content), then a GPU job (alone on its
+  // device) runs ModelNew against the model file's Model in a worker, validation then benchmark
+  // (model_check.py), and stores the ModelCheckResult. Returns the build job's id; its result names
+  // the GPU job ("gpu_job"), whose result is the check. Throws std::invalid_argument for a folder that
+  // is not an exported package.
+  int check_package(const PackageCheckOptions& options);
+  // The stored whole-model checks, oldest first (unreadable records are skipped).
+  std::vector<ModelCheckResult> model_checks() const;
+  // The Python package name inside an exported package folder (the folder holding package.json).
+  static std::string package_name_in(const std::filesystem::path& package_dir);
 
   // Blocks until the job finished; follows a build job to the GPU job it queued. The final job's info.
   JobInfo wait(int job) const;

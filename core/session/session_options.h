@@ -44,4 +44,16 @@ struct EvaluateOptions {
   std::chrono::milliseconds gpu_budget{std::chrono::minutes(5)};
 };
 
+// How an exported package is checked as a whole model (`nova check-package`).
+struct PackageCheckOptions {
+  std::filesystem::path package_dir;  // the folder `nova export --out` wrote
+  int trials = 3;
+  int seed = 1234;
+  bool match_eager = false;
+  std::vector<std::string> modes{"cold", "wall"};
+  std::string l2_flush = "clean";
+  std::chrono::milliseconds build_budget{std::chrono::minutes(30)};
+  std::chrono::milliseconds gpu_budget{std::chrono::minutes(15)};
+};
+
 }  // namespace nova

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/build/package_installer.h"
 #include "core/env/build_info.h"
 #include "core/env/settings.h"
 #include "core/export/export_error.h"
@@ -207,6 +208,45 @@ TEST_F(ExportFixture, ADeclinedVersionDoesNotShipAndCannotBeChosen) {
   EXPECT_NE(p.groups[0].reason.find("slower"), std::string::npos) << p.groups[0].reason;
   EXPECT_THROW(session->store().choose_for_export(version), ProjectError);
   EXPECT_EQ(plan().shipped(), 0);
+}
+
+// A package where no group ships (every group keeps the client's PyTorch) still installs: pip builds
+// it into a private folder (what `nova check-package` does before its GPU part), a second install of
+// the same package is found in the cache, and the installed package imports and says it has no kernels.
+TEST_F(ExportFixture, APackageWithoutKernelsInstallsWithPipIntoAPrivateFolderAndImports) {
+  build(declined_bench());
+  ExportPlan p = plan();
+  ASSERT_EQ(p.shipped(), 0);
+  const fs::path out = dir / "pkg";
+  PackageWriter::write(p, out, "nova export m.py --out pkg");
+  const std::string python = Settings{}.resolved_python();
+  ASSERT_TRUE(test::has_torch(python)) << python << " has no torch";
+  std::vector<std::string> said;
+  const fs::path site = PackageInstaller::install(out, dir / "cache", python, [&](const std::string& m) { said.push_back(m); });
+  EXPECT_EQ(site.parent_path().parent_path(), dir / "cache");
+  EXPECT_EQ(site.parent_path().filename().string(), PackageInstaller::content_hash(out));
+  EXPECT_TRUE(fs::is_regular_file(site / "nova_matmul_scaling_residual_add" / "package.json"));
+  said.clear();
+  EXPECT_EQ(PackageInstaller::install(out, dir / "cache", python, [&](const std::string& m) { said.push_back(m); }), site);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("already built"), std::string::npos) << said[0];
+  auto env = ChildProcess::minimal_env();
+  env["PYTHONPATH"] = site.string();
+  ProcessResult r = ChildProcess::run(
+      {python, "-c", "import nova_matmul_scaling_residual_add as p; print(p.COMPILED, p.LOAD_ERROR)"}, env, 5min);
+  EXPECT_TRUE(r.status.exited && r.status.code == 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "False no group ships a kernel\n");
+  // A folder pip cannot build: the error carries pip's own words, and no cache entry is left.
+  const fs::path broken = dir / "broken";
+  fs::create_directories(broken);
+  std::ofstream(broken / "setup.py") << "raise SystemExit('this setup.py refuses to build')\n";
+  try {
+    PackageInstaller::install(broken, dir / "cache", python);
+    ADD_FAILURE() << "a broken package installed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("pip could not build the package"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "cache" / PackageInstaller::content_hash(broken)));
 }
 
 TEST_F(ExportFixture, AnUnvalidatedChoiceIsRefused) {

@@ -115,6 +115,11 @@ def export_program(model, forward, inputs):
 
 # --- replacing the groups ---------------------------------------------------------------------------
 
+# Calls of each op in eager mode: how many ran the kernels and how many took the original PyTorch
+# path (the shape guard). `nova check-package` reads them to show that the kernels ran.
+CALLS = {}
+
+
 def accelerated(inputs, specs):
     """Whether the op's kernels can take these inputs: contiguous CUDA tensors of exactly the shapes
     and dtypes they were built for (the shape guard)."""
@@ -133,9 +138,15 @@ def group_call(group, original):
     op = _ops.op(group["op"])
     specs = group["input_specs"]
 
+    counts = CALLS.setdefault(group["op"], {"kernel": 0, "fallback": 0})
+
     def call(*inputs):
         if accelerated(inputs, specs):
+            if not torch.compiler.is_compiling():
+                counts["kernel"] += 1
             return op(*inputs)
+        if not torch.compiler.is_compiling():
+            counts["fallback"] += 1
         return _ops.as_list(original(*inputs))
 
     call.__name__ = f"{MANIFEST['package']}_{group['op']}"

@@ -85,6 +85,34 @@ def _spin_cycles_per_us(cycles=200_000, repeats=5):
     return statistics.median(rates)
 
 
+class L2Flush:
+    """The cold mode's L2 flush: a write of max(2x L2, 256 MB), then with "clean" a read of 2x L2 of
+    another buffer. The write leaves up to an L2 of dirty lines, which the timed call would write
+    back to memory as it evicts them: on the H200, about 3 us of every cold call (docs/perf-notes.md,
+    run Q), time that is the flush's, not the call's. The read leaves every line in the L2 clean and
+    none of the call's data cached. Called with the call's index (the byte written varies)."""
+
+    def __init__(self, device, mode="clean"):
+        if mode not in L2_FLUSHES:
+            raise ValueError(f"unknown l2_flush '{mode}' ({', '.join(L2_FLUSHES)})")
+        self.mode = mode
+        self.l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (60 << 20)
+        self.write_bytes = max(2 * self.l2_bytes, 256 << 20)
+        self._write = torch.empty(self.write_bytes, dtype=torch.uint8, device=device)
+        self._read = (torch.zeros(2 * self.l2_bytes // 4, dtype=torch.float32, device=device)
+                      if mode == "clean" else None)
+        self._sink = torch.empty((), dtype=torch.float32, device=device)
+        self.read_bytes = 0 if self._read is None else self._read.numel() * self._read.element_size()
+
+    def __call__(self, k=0):
+        self._write.fill_(k & 0xFF)
+        if self._read is not None:
+            torch.sum(self._read, dim=0, out=self._sink)
+
+    def release(self):
+        self._write = self._read = None
+
+
 def _event_times(variants, calls, flush=None, lead_cycles=None):
     """Interleaved per-call CUDA-event times in microseconds, per variant.
 
@@ -294,21 +322,9 @@ def bench(args, progress) -> schemas.BenchmarkResult:
     lead_cycles = {n: int(t * spin_rate) for n, t in lead_us.items()}
     calls = max(min_calls, min(5000, int(math.ceil(min_ms * 1e3 / max(slowest_us, 1.0)))))
 
-    l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or (60 << 20)
-    flush_bytes = max(2 * l2, 256 << 20)
-    flush_buf = torch.empty(flush_bytes, dtype=torch.uint8, device=device)
-    # The write leaves up to an L2 of dirty lines, which the timed call would write back to memory
-    # as it evicts them: on the H200, about 3 us of every cold call (docs/perf-notes.md, run Q), time
-    # that is the flush's, not the call's. "clean" then reads 2x L2 of another buffer, so every line
-    # left in the L2 is clean and none of the call's data is cached.
-    clean_buf = (torch.zeros(2 * l2 // 4, dtype=torch.float32, device=device) if l2_flush == "clean" else None)
-    clean_sink = torch.empty((), dtype=torch.float32, device=device)
-    clean_bytes = 0 if clean_buf is None else clean_buf.numel() * clean_buf.element_size()
-
-    def flush(k):
-        flush_buf.fill_(k & 0xFF)
-        if clean_buf is not None:
-            torch.sum(clean_buf, dim=0, out=clean_sink)
+    flusher = L2Flush(device, l2_flush)
+    l2, flush_bytes, clean_bytes = flusher.l2_bytes, flusher.write_bytes, flusher.read_bytes
+    flush = flusher
 
     measurements = []
     phases.mark("calibrate")
@@ -335,7 +351,7 @@ def bench(args, progress) -> schemas.BenchmarkResult:
             raise ValueError(f"unknown mode '{mode}' (cold, warm, graph)")
         clocks.sample(f"after {mode}")
         phases.mark(f"timing_{mode}")
-    del flush_buf, clean_buf
+    flusher.release()
 
     progress("wall time per call", 0.8)
     per_round = max(5, min(200, int(2000 / max(slowest_us, 1.0))))

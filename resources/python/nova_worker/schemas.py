@@ -193,6 +193,33 @@ class EvaluateResult(TypedDict):
     phase_s: Dict[str, float]
 
 
+class ModelCheckValidation(TypedDict):
+    """C++: ModelCheckResult::validation (core/verify/model_check_result.h)."""
+    passed: bool
+    trials: List[Dict[str, Any]]
+    flags: List[str]
+    failures: List[str]
+    calls: Optional[Dict[str, Dict[str, int]]]  # op -> {"kernel": n, "fallback": n}
+
+
+class ModelCheckBenchmark(TypedDict):
+    """C++: ModelCheckResult::benchmark: raw samples; core computes the ratios and intervals."""
+    measurements: List[Measurement]
+    errors: Dict[str, str]
+    method: Dict[str, Any]
+
+
+class ModelCheckResult(TypedDict):
+    """C++: ModelCheckResult (core/verify/model_check_result.h), from model_check.py."""
+    package: str
+    package_version: str
+    manifest: Dict[str, Any]
+    validation: ModelCheckValidation
+    benchmark: Optional[ModelCheckBenchmark]
+    environment: Dict[str, Any]
+    elapsed_s: float
+
+
 class BuildExtResult(TypedDict):
     """Stored as JSON by EvaluationJobs::build (core/verify/evaluation_jobs.cpp)."""
     build_s: float

@@ -40,6 +40,7 @@ COMMANDS = {
     "evaluate": _lazy("evaluate", "evaluate"),
     "build_ext": _lazy("build_ext", "build_ext"),
     "profile": _lazy("profile", "run"),
+    "model_check": _lazy("model_check", "model_check"),
     "_crash": _lazy("selftest", "crash"),
     "_sleep": _lazy("selftest", "sleep"),
     "_print": _lazy("selftest", "echo_print"),

@@ -1,0 +1,191 @@
+"""The whole model as the client will run it: an exported package's ModelNew against the client's
+original Model (`nova check-package`).
+
+Validation: for each trial a fresh seed draws new weights and inputs; the original and ModelNew get
+the same weights (ModelNew loads the original's state_dict, as a client's checkpoint would); the
+order is optimized, original, optimized; every output is judged by the group validation's tolerance
+policy (tolerance by dtype against eager, or closer to the float64 result than eager), NaN/Inf must
+match, and inputs and weights must be unchanged. The package's own counters say how many group calls
+ran its kernels and how many fell back to the original PyTorch ops (the shape guard).
+
+Benchmark: eager of the original, torch.compile of the original, ModelNew, and torch.compile of
+ModelNew, interleaved call by call in this one process; cold (CUDA events, the L2 flushed before
+each call, a GPU spin ahead of each call so launch gaps do not count) and wall (host time per call,
+back to back). Raw samples are returned; core computes the ratios and their intervals.
+"""
+
+import importlib
+import math
+import statistics
+import sys
+import time
+
+import torch
+
+from . import candidates, schemas
+from .bench import L2Flush, _event_times, _host_enqueue_us, _spin_cycles_per_us, _wall_times, _warm_up, summarize
+from .env_record import environment
+from .protocol import WorkerFailure
+from .validate import CLOSER_FLAG, _same, compare, judge_output, tolerance_for
+
+VARIANTS = ("eager", "compile", "optimized", "optimized+compile")
+
+
+def _outputs(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def import_package(name, site_dir=None):
+    """The exported package, from `site_dir` (where core installed it) or the worker's environment."""
+    if site_dir and site_dir not in sys.path:
+        sys.path.insert(0, site_dir)
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise WorkerFailure("user_error", f"the package {name} cannot be imported: {exc}") from exc
+
+
+def _counts(pkg):
+    runtime = getattr(pkg, "_runtime", None)
+    calls = getattr(runtime, "CALLS", None)
+    return {k: dict(v) for k, v in calls.items()} if calls is not None else None
+
+
+def _reset_counts(pkg):
+    calls = getattr(getattr(pkg, "_runtime", None), "CALLS", None)
+    for counts in (calls or {}).values():  # zeroed in place: each op's call holds its own dict
+        counts["kernel"] = counts["fallback"] = 0
+
+
+def validate_model(problem, pkg, trials, seed, match_eager, device, progress):
+    """Trials of ModelNew against Model; returns the validation part of the result."""
+    out = {"trials": [], "flags": [], "failures": [], "passed": True}
+    _reset_counts(pkg)
+    for t in range(trials):
+        s = seed + t
+        progress(f"whole-model trial {t + 1}/{trials} (seed {s})", 0.05 + 0.3 * t / max(1, trials))
+        inst = problem.instantiate(s)
+        original = inst.model
+        optimized = pkg.ModelNew(*problem.module.get_init_inputs()).to(device).eval()
+        optimized.load_state_dict(original.state_dict())
+        before = [x.clone() for x in inst.tensors()]
+        with torch.no_grad():
+            a = tuple(o.clone() for o in _outputs(optimized(*inst.inputs)))
+            ref = _outputs(original(*inst.inputs))
+            b = _outputs(optimized(*inst.inputs))
+        exact = tuple(r.cpu() for r in inst.upcast().reference())
+        trial = {"seed": s, "ok": True, "problems": [], "outputs": []}
+        if len(a) != len(ref):
+            trial["problems"].append(f"ModelNew returned {len(a)} outputs, Model {len(ref)}")
+        for i, (x, y, r, r64) in enumerate(zip(a, b, ref, exact)):
+            tol = tolerance_for(r.dtype, False)
+            vs_eager = compare(x, r, tol)
+            ok, accepted, problem_text = judge_output(x, r, r64, tol, match_eager, vs_eager)
+            trial["outputs"].append({"index": i, "shape": list(r.shape), "tolerance": tol, "accepted_as": accepted,
+                                     "vs_eager": vs_eager, "vs_fp64": compare(x.cpu(), r64, tol),
+                                     "eager_vs_fp64": compare(r.cpu(), r64, tol)})
+            if not ok:
+                trial["problems"].append(f"output {i}: {problem_text}")
+            elif accepted == "closer_to_exact_than_eager" and CLOSER_FLAG not in out["flags"]:
+                out["flags"].append(CLOSER_FLAG)
+            if not _same(x, y):
+                trial["problems"].append(f"output {i}: two calls of ModelNew on the same inputs disagree")
+        for i, (now, was) in enumerate(zip(inst.tensors(), before)):
+            if not _same(now, was):
+                trial["problems"].append(f"input or weight {i} was modified by a call")
+        trial["ok"] = not trial["problems"]
+        out["trials"].append(trial)
+        for p in trial["problems"]:
+            if p not in out["failures"]:
+                out["failures"].append(p)
+    out["passed"] = not out["failures"]
+    out["calls"] = _counts(pkg)
+    return out
+
+
+def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress):
+    """Raw cold/wall samples of the four variants, interleaved; returns the benchmark part."""
+    torch.manual_seed(seed)
+    inst = problem.instantiate(seed)
+    original = inst.model
+    optimized = pkg.ModelNew(*problem.module.get_init_inputs()).to(device).eval()
+    optimized.load_state_dict(original.state_dict())
+    inputs = inst.inputs
+    errors = {}
+    variants = {"eager": lambda: original(*inputs), "optimized": lambda: optimized(*inputs)}
+    progress("compiling torch.compile of Model and of ModelNew", 0.4)
+    torch._dynamo.reset()
+    for name, module in (("compile", original), ("optimized+compile", optimized)):
+        try:
+            fn = torch.compile(module)
+            fn(*inputs)
+            variants[name] = (lambda f: lambda: f(*inputs))(fn)
+        except Exception as exc:  # reported, the other variants still timed
+            errors[name] = f"torch.compile failed: {type(exc).__name__}: {exc}"
+    order = [n for n in VARIANTS if n in variants]
+    variants = {n: variants[n] for n in order}
+    progress("warming up", 0.5)
+    for fn in variants.values():
+        _warm_up(fn)
+    est = _event_times(variants, 5)
+    slowest_us = max(statistics.median(v) for v in est.values())
+    enqueue_us = {n: _host_enqueue_us(fn) for n, fn in variants.items()}
+    spin_rate = _spin_cycles_per_us()
+    lead_us = {n: min(2000.0, 2.0 * t) for n, t in enqueue_us.items()}
+    lead_cycles = {n: int(t * spin_rate) for n, t in lead_us.items()}
+    calls = max(min_calls, min(2000, int(math.ceil(min_ms * 1e3 / max(slowest_us, 1.0)))))
+    measurements = []
+
+    def record(mode, metric, samples):
+        for n, s in samples.items():
+            measurements.append({"variant": n, "mode": mode, "metric": metric, "samples": s, **summarize(s)})
+
+    flush = L2Flush(device, l2_flush)
+    if "cold" in modes:
+        progress("timing the whole model (cold)", 0.6)
+        record("cold", "gpu_us", _event_times(variants, calls, flush=flush, lead_cycles=lead_cycles))
+    flush.release()
+    per_round = max(3, min(100, int(2000 / max(slowest_us, 1.0))))
+    if "wall" in modes:
+        progress("timing the whole model (wall)", 0.85)
+        record("wall", "wall_us", _wall_times(variants, 30, per_round))
+    return {"measurements": measurements, "errors": errors,
+            "method": {"variants": order, "modes": modes, "interleaved": True, "calls": calls,
+                       "wall": f"30 rounds of {per_round} back-to-back calls", "l2_flush": l2_flush,
+                       "l2_flush_bytes": flush.write_bytes, "l2_flush_read_bytes": flush.read_bytes,
+                       "lead_us": lead_us, "host_enqueue_us": enqueue_us, "seed": seed, "tf32": False,
+                       "timer": "CUDA events on the current stream",
+                       "compile": "torch.compile default mode after torch._dynamo.reset()",
+                       "warmup": "at least 3 calls and 25 ms per variant"}}
+
+
+def model_check(args, progress) -> schemas.ModelCheckResult:
+    if not torch.cuda.is_available():
+        raise RuntimeError("no CUDA device is available to this worker")
+    started = time.monotonic()
+    device = torch.device("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    progress("importing the package", 0.0)
+    pkg = import_package(args["package"], args.get("site_dir"))
+    if not getattr(pkg, "COMPILED", False) and any(g.get("ships") for g in pkg.MANIFEST.get("groups", [])):
+        raise WorkerFailure("user_error", f"the package {args['package']} has kernels but their library did not "
+                                          f"load: {getattr(pkg, 'LOAD_ERROR', '')}")
+    progress("loading the client's model", 0.02)
+    problem = candidates.load_problem(args, device)
+    if problem.form != "model":
+        raise WorkerFailure("user_error", f"{problem.name}: a whole-model check needs the model file "
+                                          "(Model, get_inputs, get_init_inputs)")
+    seed = int(args.get("seed", 1234))
+    validation = validate_model(problem, pkg, int(args.get("trials", 3)), seed,
+                                bool(args.get("match_eager", False)), device, progress)
+    result = {"package": args["package"], "package_version": getattr(pkg, "__version__", ""),
+              "manifest": pkg.MANIFEST, "validation": validation, "benchmark": None}
+    if validation["passed"]:
+        result["benchmark"] = bench_model(problem, pkg, seed, args.get("modes") or ["cold", "wall"],
+                                          args.get("l2_flush", "clean"), int(args.get("min_calls", 50)),
+                                          float(args.get("min_ms", 100.0)), device, progress)
+    result["environment"] = environment()
+    result["elapsed_s"] = time.monotonic() - started
+    progress("checked", 1.0)
+    return result

@@ -1,0 +1,126 @@
+// The whole-model check's typed result (core/verify/model_check_result.h): ratios and their 95%
+// intervals recomputed from the raw samples, what is flagged for review (a large gap to the Amdahl
+// estimate, kernels that never ran, torch.compile of ModelNew slower than ModelNew), and the JSON
+// round trip the project stores. Also the package folder checks of `nova check-package`.
+#include "core/verify/model_check_result.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "core/build/package_installer.h"
+#include "core/session/project_session.h"
+#include "support/test_paths.h"
+
+namespace nova {
+namespace {
+using nlohmann::json;
+
+// n samples around `median` with a 1% spread (seeded).
+std::vector<double> samples(double median, int n = 40, unsigned seed = 1) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> d(median, median * 0.01);
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) out.push_back(d(rng));
+  return out;
+}
+
+json measurement(const std::string& variant, const std::string& mode, double median, unsigned seed) {
+  return {{"variant", variant}, {"mode", mode}, {"metric", mode == "wall" ? "wall_us" : "gpu_us"},
+          {"samples", samples(median, 40, seed)}};
+}
+
+// What model_check.py answers, with the medians given per variant (cold, wall).
+json answer(double amdahl, long kernel_calls) {
+  json ms = json::array();
+  unsigned seed = 1;
+  for (const auto& [variant, cold, wall] : std::vector<std::tuple<std::string, double, double>>{
+           {"eager", 100, 120}, {"compile", 80, 90}, {"optimized", 50, 60}, {"optimized+compile", 55, 58}}) {
+    ms.push_back(measurement(variant, "cold", cold, seed++));
+    ms.push_back(measurement(variant, "wall", wall, seed++));
+  }
+  return {{"package", "nova_demo"},
+          {"package_version", "0.1.0"},
+          {"manifest", {{"figures", {{"amdahl_vs_eager", amdahl}}}}},
+          {"validation",
+           {{"passed", true},
+            {"trials", json::array({{{"seed", 1234}, {"ok", true}}})},
+            {"flags", json::array()},
+            {"failures", json::array()},
+            {"calls", {{"group_0", {{"kernel", kernel_calls}, {"fallback", kernel_calls == 0 ? 6 : 0}}}}}}},
+          {"benchmark", {{"measurements", ms}, {"errors", json::object()}, {"method", {{"interleaved", true}}}}},
+          {"environment", {{"gpu", "test"}}},
+          {"elapsed_s", 12.5}};
+}
+
+TEST(ModelCheckResult, RatiosAndIntervalsComeFromTheSamples) {
+  ModelCheckResult r = answer(2.0, 6).get<ModelCheckResult>();
+  const ModelRatio* cold = r.ratio("cold", "optimized", "eager");
+  ASSERT_TRUE(cold && cold->interval);
+  EXPECT_NEAR(cold->value, 2.0, 0.05);
+  EXPECT_TRUE(cold->interval->above_one());
+  EXPECT_TRUE(cold->interval->paired);
+  const ModelRatio* wall = r.ratio("wall", "optimized", "compile");
+  ASSERT_TRUE(wall);
+  EXPECT_NEAR(wall->value, 1.5, 0.05);
+  ASSERT_TRUE(r.amdahl_estimate);
+  EXPECT_DOUBLE_EQ(*r.amdahl_estimate, 2.0);
+  // Cold: torch.compile of ModelNew (55 us) is slower than ModelNew alone (50 us), beyond the noise.
+  ASSERT_EQ(r.review.size(), 1u);
+  EXPECT_NE(r.review[0].find("torch.compile of ModelNew is slower than ModelNew alone (cold"), std::string::npos)
+      << r.review[0];
+  // The stored form reads back the same.
+  EXPECT_EQ(json(r).get<ModelCheckResult>(), r);
+}
+
+TEST(ModelCheckResult, AGapToTheEstimateAndKernelsThatNeverRanAreFlaggedWithTheCause) {
+  ModelCheckResult r = answer(3.0, 0).get<ModelCheckResult>();
+  bool gap = false, never = false, none = false;
+  for (const auto& line : r.review) {
+    gap = gap || (line.find("below the Amdahl estimate of 3.00x") != std::string::npos &&
+                  line.find("likely causes") != std::string::npos);
+    never = never || line.find("group_0 never ran its kernels (6 calls") != std::string::npos;
+    none = none || line.find("no call ran the package's kernels") != std::string::npos;
+  }
+  EXPECT_TRUE(gap && never && none) << json(r.review).dump(2);
+}
+
+TEST(ModelCheckResult, AFailedValidationHasNoBenchmarkAndSaysWhy) {
+  json a = answer(2.0, 6);
+  a["validation"]["passed"] = false;
+  a["validation"]["failures"] = {"output 0: max abs error 0.5 exceeds tolerance 0.0001"};
+  a["benchmark"] = nullptr;
+  ModelCheckResult r = a.get<ModelCheckResult>();
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.measurements.empty());
+  EXPECT_TRUE(r.ratios.empty());
+  EXPECT_EQ(r.failures.front(), "output 0: max abs error 0.5 exceeds tolerance 0.0001");
+  EXPECT_EQ(json(r).get<ModelCheckResult>(), r);
+}
+
+TEST(PackageCheckInput, APackageFolderIsRecognisedAndItsHashIgnoresBuildOutput) {
+  const auto dir = test::scratch_dir("package_check_input");
+  EXPECT_THROW(ProjectSession::package_name_in(dir / "missing"), std::invalid_argument);
+  EXPECT_THROW(ProjectSession::package_name_in(dir), std::invalid_argument);
+  EXPECT_THROW(PackageInstaller::content_hash(dir), std::runtime_error);
+  std::filesystem::create_directories(dir / "nova_demo");
+  std::ofstream(dir / "setup.py") << "from setuptools import setup\n";
+  std::ofstream(dir / "nova_demo" / "package.json") << "{}";
+  std::ofstream(dir / "nova_demo" / "_ops.py") << "# ops\n";
+  EXPECT_EQ(ProjectSession::package_name_in(dir), "nova_demo");
+  const std::string before = PackageInstaller::content_hash(dir);
+  // What pip leaves behind does not change the package's identity; an edit of its sources does.
+  std::filesystem::create_directories(dir / "build" / "temp");
+  std::ofstream(dir / "build" / "temp" / "group_0.o") << "object";
+  std::filesystem::create_directories(dir / "nova_demo.egg-info");
+  std::ofstream(dir / "nova_demo.egg-info" / "PKG-INFO") << "x";
+  std::ofstream(dir / "nova_demo" / "_C.cpython-311-x86_64-linux-gnu.so") << "lib";
+  EXPECT_EQ(PackageInstaller::content_hash(dir), before);
+  std::ofstream(dir / "nova_demo" / "_ops.py") << "# ops, edited\n";
+  EXPECT_NE(PackageInstaller::content_hash(dir), before);
+}
+
+}  // namespace
+}  // namespace nova

@@ -1,0 +1,89 @@
+"""The whole-model check's validation (model_check.validate_model) on the CPU, with a stand-in for an
+exported package: a ModelNew that matches the client's Model passes every trial and its call counts
+come back; one that is wrong, or that modifies its input, fails with the reason."""
+
+import textwrap
+import types
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from nova_worker import model_check  # noqa: E402
+from nova_worker.reference import Problem  # noqa: E402
+
+MODEL = textwrap.dedent("""
+    import torch
+
+    class Model(torch.nn.Module):
+        def __init__(self, features):
+            super().__init__()
+            self.linear = torch.nn.Linear(features, features)
+
+        def forward(self, x):
+            return torch.relu(self.linear(x))
+
+    def get_inputs():
+        return [torch.randn(8, 16)]
+
+    def get_init_inputs():
+        return [16]
+""")
+
+
+def _package(forward, calls=None):
+    """A module that looks like an exported package to model_check: ModelNew with Model's
+    constructor and state_dict, and the runtime's call counters."""
+    class ModelNew(torch.nn.Module):
+        def __init__(self, features):
+            super().__init__()
+            self.linear = torch.nn.Linear(features, features)
+
+        def forward(self, x):
+            return forward(self, x)
+
+    runtime = types.SimpleNamespace(CALLS=calls if calls is not None else {})
+    return types.SimpleNamespace(ModelNew=ModelNew, _runtime=runtime, MANIFEST={"groups": []})
+
+
+def _check(tmp_path, pkg, trials=3):
+    path = tmp_path / "model.py"
+    path.write_text(MODEL)
+    problem = Problem(str(path), "cpu")
+    return model_check.validate_model(problem, pkg, trials, 1234, False, torch.device("cpu"), lambda *a, **k: None)
+
+
+def test_a_faithful_model_new_passes_and_its_call_counts_come_back(tmp_path):
+    calls = {"group_0": {"kernel": 5, "fallback": 0}}
+
+    def forward(self, x):
+        calls["group_0"]["kernel"] += 1
+        return torch.relu(self.linear(x))
+
+    result = _check(tmp_path, _package(forward, calls))
+    assert result["passed"], result["failures"]
+    assert [t["seed"] for t in result["trials"]] == [1234, 1235, 1236]
+    # Zeroed at the start, then two calls of ModelNew per trial.
+    assert result["calls"] == {"group_0": {"kernel": 6, "fallback": 0}}
+
+
+def test_a_wrong_model_new_fails_with_the_output_named(tmp_path):
+    result = _check(tmp_path, _package(lambda self, x: self.linear(x)))
+    assert not result["passed"]
+    assert any(f.startswith("output 0: ") for f in result["failures"]), result["failures"]
+
+
+def test_a_model_new_that_writes_its_input_fails(tmp_path):
+    def forward(self, x):
+        y = torch.relu(self.linear(x))
+        x.zero_()
+        return y
+
+    result = _check(tmp_path, _package(forward), trials=1)
+    assert not result["passed"]
+    assert any("modified" in f for f in result["failures"]), result["failures"]
+
+
+def test_a_package_that_cannot_be_imported_is_the_users_error(tmp_path):
+    with pytest.raises(Exception) as info:
+        model_check.import_package("nova_no_such_package_here", str(tmp_path))
+    assert "cannot be imported" in str(info.value)
