@@ -30,6 +30,7 @@ constexpr Template kTemplates[] = {
     {"package/_runtime.py", "@PACKAGE@/_runtime.py"}, {"package/_stats.py", "@PACKAGE@/_stats.py"},
     {"benchmark.py", "benchmark.py"},                 {"tests/conftest.py", "tests/conftest.py"},
     {"tests/test_ops.py", "tests/test_ops.py"},       {"tests/test_model.py", "tests/test_model.py"},
+    {"installed_first.py", "installed_first.py"},
 };
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {

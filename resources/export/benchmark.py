@@ -11,6 +11,7 @@ import sys
 
 import torch
 
+import installed_first  # noqa: F401  (before the package: the installed copy, with its kernels)
 from @PACKAGE@ import MANIFEST, Model, ModelNew, get_init_inputs, get_inputs
 from @PACKAGE@ import _stats
 

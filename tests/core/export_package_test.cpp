@@ -150,7 +150,7 @@ TEST_F(ExportFixture, APackageIsWrittenAndItsOwnTestsPassOnTheCpu) {
   EXPECT_FALSE(said.empty());
   const std::string pkg = "nova_matmul_scaling_residual_add";
   for (const char* f : {"pyproject.toml", "setup.py", "README.md", "benchmark.py", "csrc/ops.cpp", "csrc/group_0.cu",
-                        "tests/test_ops.py", "tests/test_model.py", "tests/conftest.py"})
+                        "tests/test_ops.py", "tests/test_model.py", "tests/conftest.py", "installed_first.py"})
     EXPECT_TRUE(fs::is_regular_file(out / f)) << f;
   for (const char* f : {"__init__.py", "_ops.py", "_runtime.py", "_stats.py", "package.json", "client_model.py",
                         "groups/group_0.py"})

@@ -192,3 +192,28 @@ def test_the_ratio_interval_brackets_the_ratio_and_is_seeded(transformer):
     assert r == stats.ratio_interval(base, cand)
     assert stats.ratio_interval(base[:4], cand) is None
     assert stats.summarize([3, 1, 2])["median"] == 2
+
+
+def _run_in(folder, code, pythonpath):
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    r = subprocess.run([sys.executable, "-c", code], cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_the_package_folder_imports_the_installed_copy_when_there_is_one(tmp_path):
+    # From the package's folder (`python benchmark.py`, `pytest tests`) Python would import the
+    # folder's copy, which has no compiled kernels: installed_first makes it take the installed one.
+    text = open(os.path.join(TEMPLATES, "installed_first.py"), encoding="utf-8").read().replace("@PACKAGE@", "demo_pkg")
+    source, installed = tmp_path / "source", tmp_path / "site"
+    for folder, where in ((source, "source"), (installed, "installed")):
+        (folder / "demo_pkg").mkdir(parents=True)
+        (folder / "demo_pkg" / "__init__.py").write_text(f"WHERE = {where!r}\n")
+    (source / "installed_first.py").write_text(text)
+    code = "import installed_first, demo_pkg; print(demo_pkg.WHERE)"
+    assert _run_in(source, code, str(installed)) == "installed"
+    # Not installed (the CPU checks straight from the source folder): the folder's copy.
+    assert _run_in(source, code, "") == "source"

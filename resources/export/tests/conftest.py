@@ -2,8 +2,15 @@
 nova's validation uses (atol = rtol, by dtype), and the comparison it makes (non-finite values must
 match the reference's)."""
 
+import os
+import sys
+
 import pytest
 import torch
+
+# The installed package (with its compiled kernels) rather than the source folder's copy.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import installed_first  # noqa: E402,F401
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False

@@ -174,3 +174,11 @@ def test_the_package_says_whether_its_kernels_are_loaded():
     assert isinstance(@PACKAGE@.COMPILED, bool)
     if not @PACKAGE@.COMPILED and _ops.SHIPPED:
         assert @PACKAGE@.LOAD_ERROR
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_a_gpu_the_shipped_kernels_are_loaded():
+    # Otherwise every test that needs the kernels would be skipped and the package would run the
+    # original PyTorch code: installed without its compiled library, or imported from the source folder.
+    if _ops.SHIPPED:
+        assert @PACKAGE@.COMPILED, f"the package's kernels are not loaded: {@PACKAGE@.LOAD_ERROR}"
