@@ -2,6 +2,7 @@
 // versions with their build, validation and benchmark verdicts) and which version each group ships
 // by the selection policy, with the whole model's figures. Reads only; needs no GPU.
 #include <iostream>
+#include <map>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -37,8 +38,12 @@ void add_status_command(CLI::App& app) {
                      2);
     auto evidence = ProjectEvidence::read(session->store(), *graph);
     Selection selection = SelectionPolicy::select(evidence);
+    const std::vector<ModelCheckResult> checks = session->model_checks();
     if (f->json) {
-      std::cout << nlohmann::json{{"project", session->project_dir().string()}, {"selection", selection}}.dump(2)
+      std::cout << nlohmann::json{{"project", session->project_dir().string()},
+                                  {"selection", selection},
+                                  {"model_checks", checks}}
+                       .dump(2)
                 << "\n";
       return;
     }
@@ -50,6 +55,21 @@ void add_status_command(CLI::App& app) {
     std::cout << "\n"
               << SelectionTable::format(std::filesystem::path(f->session.model()).filename().string(), evidence,
                                         selection);
+    // The whole model, as measured by `nova check-package`: the latest check of each package.
+    std::map<std::string, const ModelCheckResult*> latest;
+    for (const auto& c : checks) latest[c.package] = &c;
+    for (const auto& [name, c] : latest) {
+      const ModelRatio* cold = c->ratio("cold", "optimized", "eager");
+      const ModelRatio* wall = c->ratio("wall", "optimized", "eager");
+      auto text = [](const ModelRatio* r) {
+        return r ? r->interval ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r->value, r->interval->low, r->interval->high)
+                               : fmt::format("{:.2f}x", r->value)
+                 : std::string("-");
+      };
+      std::cout << fmt::format("whole model with {} (nova check-package): {}; vs eager cold {}, wall {}\n", name,
+                               c->passed ? "validated" : "FAILED validation", text(cold), text(wall));
+    }
+    if (latest.empty()) std::cout << "whole model: not measured (nova export, then nova check-package)\n";
   });
 }
 

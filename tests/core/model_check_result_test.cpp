@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/build/package_installer.h"
+#include "core/project/project_store.h"
 #include "core/session/project_session.h"
 #include "support/test_paths.h"
 
@@ -98,6 +99,22 @@ TEST(ModelCheckResult, AFailedValidationHasNoBenchmarkAndSaysWhy) {
   EXPECT_TRUE(r.ratios.empty());
   EXPECT_EQ(r.failures.front(), "output 0: max abs error 0.5 exceeds tolerance 0.0001");
   EXPECT_EQ(json(r).get<ModelCheckResult>(), r);
+}
+
+TEST(ModelCheckResult, TheProjectStoresEachCheckAndReadsItBackTyped) {
+  const auto dir = test::scratch_dir("model_check_store");
+  ProjectStore store = ProjectStore::create(dir / "project");
+  ModelCheckResult r = answer(2.0, 6).get<ModelCheckResult>();
+  store.add_model_check({0, r.package, (dir / "pkg").string(), r.passed, json(r).dump(), ""});
+  r.passed = false;
+  store.add_model_check({0, r.package, (dir / "pkg").string(), r.passed, json(r).dump(), ""});
+  auto records = store.model_checks();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_TRUE(records[0].passed);
+  EXPECT_FALSE(records[1].passed);
+  EXPECT_EQ(records[1].package, "nova_demo");
+  EXPECT_FALSE(records[1].created_at.empty());
+  EXPECT_EQ(json::parse(records[1].json).get<ModelCheckResult>(), r);
 }
 
 TEST(PackageCheckInput, APackageFolderIsRecognisedAndItsHashIgnoresBuildOutput) {
