@@ -16,8 +16,15 @@
 namespace nova {
 namespace {
 
-// Why `v` cannot ship; empty when it can (validated, passed, its benchmark's verdict ships).
-std::string why_not_shippable(const VersionEvidence& v) {
+const VersionEvidence* find_version(const GroupEvidence& e, std::int64_t id) {
+  for (const auto& v : e.versions)
+    if (v.version_id == id) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string ExportPlanner::why_not_shippable(const VersionEvidence& v) {
   if (v.generator_declined) return "the generator wrote no kernel for it (" + *v.generator_declined + ")";
   if (!v.validation) return "it was never validated";
   if (!v.validation->passed) return "it failed validation (" + v.validation->verdict + ")";
@@ -31,14 +38,6 @@ std::string why_not_shippable(const VersionEvidence& v) {
   }
   return "its benchmark verdict is unknown";
 }
-
-const VersionEvidence* find_version(const GroupEvidence& e, std::int64_t id) {
-  for (const auto& v : e.versions)
-    if (v.version_id == id) return &v;
-  return nullptr;
-}
-
-}  // namespace
 
 std::string ExportPlanner::default_package_name(const std::string& model_path) {
   std::string stem = std::filesystem::path(model_path).stem().string(), name = "nova_";

@@ -17,6 +17,9 @@ class ExportPlanner {
  public:
   // `model_unchanged`: ProjectSession::model_unchanged() (the model file's text is the stored one).
   static ExportPlan plan(const ProjectStore& store, bool model_unchanged, const ExportOptions& options);
+  // Why version `v` cannot ship ("it failed validation (...)"); empty when it can (validated, passed,
+  // its benchmark's verdict ships). The studio's Export wizard shows it beside each version.
+  static std::string why_not_shippable(const VersionEvidence& v);
   // nova_<model file stem>, with every character that is not [A-Za-z0-9_] as '_'.
   static std::string default_package_name(const std::string& model_path);
   // Throws ExportError unless `name` is a Python identifier (ASCII, lower-case advised) and not a keyword.

@@ -12,7 +12,10 @@
 #include <QStatusBar>
 #include <QTimer>
 
+#include <utility>
+
 #include "core/env/resource_paths.h"
+#include "ui/export/export_action.h"
 #include "ui/graph/model_graph_widget.h"
 #include "ui/jobs/jobs_panel.h"
 #include "ui/results/results_panel.h"
@@ -42,8 +45,7 @@ MainWindow::MainWindow(Settings settings, SessionBackend backend, QWidget* paren
   buildDocks();
   buildMenus();
   connectSession();
-  generatorLabel_ = new QLabel(this);
-  statusBar()->addPermanentWidget(generatorLabel_);
+  statusBar()->addPermanentWidget(generatorLabel_ = new QLabel(this));
   generatorLabel_->setText(tr("Generator: %1").arg(QString::fromStdString(settings_.default_generator)));
   statusBar()->showMessage(tr("Open a model to begin (File > Open model…)"));
 }
@@ -137,12 +139,13 @@ void MainWindow::buildMenus() {
     if (!path.isEmpty()) openTrace(path);
   });
   recentMenu_->setModels(settings_.recent_models);
+  file->addAction(new ExportAction(*studio_, settings_, this));  // the Export wizard (ui/export)
   file->addSeparator();
   file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows)->setShortcut(QKeySequence::Quit);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : docks_->all()) view->addAction(dock->toggleViewAction());
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->setToolTipsVisible(true);
+  for (QMenu* menu : {file, tools}) menu->setToolTipsVisible(true);
   profileAction_ = tools->addAction(tr("&Profile model"), this, &MainWindow::profileModel);
   profileAction_->setEnabled(false);
   profileAction_->setToolTip(tr("Open a model to profile it."));
@@ -187,11 +190,8 @@ bool MainWindow::openModel(const QString& path) {
 }
 
 void MainWindow::closeProject() {
-  if (workspace_) {
-    docks_->dock("editor")->setWidget(docks_->placeholder("editor"));
-    delete workspace_;
-    workspace_ = nullptr;
-  }
+  if (workspace_) docks_->dock("editor")->setWidget(docks_->placeholder("editor"));
+  delete std::exchange(workspace_, nullptr);
   jobsPanel_->setQueue(nullptr);
   resultsPanel_->clear(tr("No result yet: validate a candidate."));
   // Nothing of the previous model stays: its profile, heat, node details and warnings go.

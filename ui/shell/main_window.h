@@ -1,7 +1,7 @@
 #pragma once
 // The studio's main window: the model graph in the centre and one dock per workflow stage
-// (timeline, hot ops, editor, jobs, results), the File menu with recent models, settings and the
-// About box.
+// (timeline, hot ops, editor, jobs, results), the File menu with recent models and Export package…
+// (the Export wizard), settings and the About box.
 #include <QMainWindow>
 
 #include "core/env/settings.h"
