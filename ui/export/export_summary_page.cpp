@@ -57,7 +57,7 @@ QString amdahl(const ModelFigures& m) {
                            .arg(qRound(m.covered_share * 100))
                      : QObject::tr("the groups' eager times");
   return QObject::tr("<p><b>Whole model:</b> about <b>%1x</b> over eager (Amdahl's estimate from %2). The "
-                     "package's benchmark.py measures it.</p>")
+                     "whole model is measured on a GPU by <tt>nova check-package</tt> (or the package's benchmark.py).</p>")
       .arg(QString::number(*m.amdahl_vs_eager, 'f', 2), from);
 }
 
