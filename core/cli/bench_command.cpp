@@ -3,7 +3,9 @@
 // with IQR, raw samples, speedups, the memory floor (a copy of the same bytes, timed alongside),
 // energy, environment and method, and the verdict: the candidate
 // ships or is declined (slower than eager, cold or wall). A decline is a result, not an error:
-// the exit status is 0 as for a candidate that ships. Exit 3 without a GPU.
+// the exit status is 0 as for a candidate that ships. With --version N instead of --candidate: a
+// version stored in the project (it must have passed validation), through the project session, its
+// result stored there. Exit 2 bad input, 3 without a GPU.
 #include <fstream>
 #include <iostream>
 
@@ -42,20 +44,31 @@ void add_bench_command(CLI::App& app) {
     for (const auto& baseline : opts->baselines)
       if (baseline != "eager" && baseline != "compile")
         throw CliError(fmt::format("--baselines: '{}' is not a baseline (eager, compile)", baseline), 2);
-    EvaluationRequest r = opts->common.request();
-    r.modes = opts->mode == "all" ? std::vector<std::string>{"cold", "warm", "graph"}
-                                  : std::vector<std::string>{opts->mode};
-    r.baselines = opts->baselines;
-    r.copy_reference = !opts->no_copy_reference;
-    r.l2_flush = opts->l2_flush;
-    ChildProcessWorkerRunner runner;
-    NvrtcCompiler compiler;
-    CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-bench");
+    const std::vector<std::string> modes = opts->mode == "all" ? std::vector<std::string>{"cold", "warm", "graph"}
+                                                               : std::vector<std::string>{opts->mode};
     BenchmarkResult b;
-    try {
-      b = evaluator.bench(r, EvaluationCli::console_call(opts->common.timeout_s(), opts->common.json()));
-    } catch (const WorkerRunError& e) {
-      throw CliError(e.what(), 1);
+    if (opts->common.version()) {
+      JobInfo info = opts->common.run_stored(EvaluateOptions::Steps::bench, [&](EvaluateOptions& o) {
+        o.modes = modes;
+        o.baselines = opts->baselines;
+        o.copy_reference = !opts->no_copy_reference;
+        o.l2_flush = opts->l2_flush;
+      });
+      b = info.result.at("benchmark").get<BenchmarkResult>();
+    } else {
+      EvaluationRequest r = opts->common.request();
+      r.modes = modes;
+      r.baselines = opts->baselines;
+      r.copy_reference = !opts->no_copy_reference;
+      r.l2_flush = opts->l2_flush;
+      ChildProcessWorkerRunner runner;
+      NvrtcCompiler compiler;
+      CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-bench");
+      try {
+        b = evaluator.bench(r, EvaluationCli::console_call(opts->common.timeout_s(), opts->common.json()));
+      } catch (const WorkerRunError& e) {
+        throw CliError(e.what(), 1);
+      }
     }
     nlohmann::json j = b;
     if (!opts->common.out().empty()) std::ofstream(opts->common.out()) << j.dump(2) << "\n";

@@ -9,6 +9,9 @@
 
 #include "core/build/nvrtc_compiler.h"
 #include "core/cli/cli_error.h"
+#include "core/cli/job_progress_printer.h"
+#include "core/cli/session_cli.h"
+#include "core/session/project_evidence.h"
 #include "core/doctor/doctor_report.h"
 #include "core/env/input_file.h"
 #include "core/gen/group_context.h"
@@ -46,9 +49,14 @@ void EvaluationCli::add_options(CLI::App& cmd) {
                  "the model (.py), its captured graph (.json), or a fusion group's functional source (.py)")
       ->required();
   cmd.add_option("--group", group_, "the fusion group the candidate replaces");
-  cmd.add_option("--candidate", candidate_,
-                 "candidate JSON (fast path) or torch extension source .cu (full path)")
-      ->required();
+  auto* candidate = cmd.add_option("--candidate", candidate_,
+                                   "candidate JSON (fast path) or torch extension source .cu (full path)");
+  cmd.add_option("--version", version_,
+                 "instead of --candidate: a version stored in the model's project (`nova status` lists them); "
+                 "evaluated through the project, and its result stored there")
+      ->excludes(candidate);
+  cmd.add_option("--project", project_,
+                 "with --version: the project folder (default: the studio's project for the model)");
   cmd.add_option("--reference", reference_,
                  "a functional source to compare against instead of the model's group");
   cmd.add_option("--seed", seed_, "first seed of the random inputs (recorded in the result)");
@@ -58,7 +66,54 @@ void EvaluationCli::add_options(CLI::App& cmd) {
   cmd.add_flag("--json", json_, "print the result as JSON");
 }
 
+JobInfo EvaluationCli::run_stored(EvaluateOptions::Steps steps, const std::function<void(EvaluateOptions&)>& configure) {
+  if (!reference_.empty() || group_)
+    throw CliError("--version evaluates a stored version against its own group: --group and --reference do not apply", 2);
+  SessionOptions options;
+  options.gpus = 1;
+  options.cpu_threads = 1;
+  auto session = SessionCli::open(model_, project_, options);
+  try {
+    (void)session->store().version(*version_);
+  } catch (const std::exception&) {
+    throw CliError(fmt::format("no version {} in the project at {} (`nova status {}` lists its versions)",
+                               *version_, session->project_dir().string(), model_),
+                   2);
+  }
+  if (steps == EvaluateOptions::Steps::bench) {
+    auto v = ProjectEvidence::latest_validation(session->store(), *version_);
+    if (!v || !v->passed)
+      throw CliError(fmt::format("version {} has {}: benchmark a version that passed (`nova validate {} --version {}`)",
+                                 *version_, v ? "failed validation" : "not been validated", model_, *version_),
+                     2);
+  }
+  DoctorReport report;
+  probe_cuda_driver(report);
+  if (!report.has_gpu())
+    throw CliError(fmt::format("no CUDA GPU here ({}): validation and benchmarks run the version on a GPU, so run "
+                               "this on a machine with one.",
+                               report.driver_error.empty() ? "the driver lists no device" : report.driver_error),
+                   3);
+  EvaluateOptions o;
+  o.steps = steps;
+  o.seed = seed_;
+  o.gpu_budget = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s_));
+  if (configure) configure(o);
+  if (!json_) session->set_listener(job_progress_printer());
+  int job = 0;
+  try {
+    job = session->evaluate(*version_, o);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(e.what(), 2);
+  }
+  JobInfo info = session->wait(job);
+  if (info.state != JobState::Succeeded)
+    throw CliError(fmt::format("{} {}: {}", info.title, to_string(info.state), info.error), 1);
+  return info;
+}
+
 EvaluationRequest EvaluationCli::request() {
+  if (candidate_.empty()) throw CliError("give --candidate FILE or --version N", 2);
   EvaluationRequest r;
   r.seed = seed_;
   fs::path cand(candidate_), model(model_);

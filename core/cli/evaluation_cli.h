@@ -10,6 +10,8 @@
 #include <string>
 
 #include "core/env/private_temp_dir.h"
+#include "core/jobs/job.h"
+#include "core/session/session_options.h"
 #include "core/verify/candidate_evaluator.h"
 
 namespace CLI {
@@ -23,8 +25,16 @@ class EvaluationCli {
  public:
   using Progress = std::function<void(const std::string& message, std::optional<double> fraction)>;
 
-  // Adds MODEL, --group, --candidate, --reference, --seed, --json, --out, --timeout to `cmd`.
+  // Adds MODEL, --group, --candidate, --version, --project, --reference, --seed, --json, --out,
+  // --timeout to `cmd`.
   void add_options(CLI::App& cmd);
+  // --version N: a version stored in the model's project, evaluated through the project session
+  // (its result is stored there) instead of a candidate file.
+  const std::optional<std::int64_t>& version() const { return version_; }
+  // Evaluates --version through the project: the version must exist (exit 2), a benchmark needs a
+  // passed validation (exit 2), a GPU must be there (exit 3); progress on stderr unless --json. The
+  // GPU job's info; a job that did not succeed is exit 1. `configure` sets the command's options.
+  JobInfo run_stored(EvaluateOptions::Steps steps, const std::function<void(EvaluateOptions&)>& configure);
   // The request for these options. Throws CliError: exit 2 for bad input (a missing or malformed
   // file, a group the graph lacks, a candidate for another group or other inputs); on a machine
   // without a GPU, 1 for a candidate that is refused or does not compile and otherwise 3, after
@@ -47,8 +57,9 @@ class EvaluationCli {
   // The static checks and the NVRTC build, which need no GPU (exit 1 when they fail).
   void check_candidate(const EvaluationRequest& r) const;
 
-  std::string model_, candidate_, reference_, out_;
+  std::string model_, candidate_, reference_, out_, project_;
   std::optional<int> group_;
+  std::optional<std::int64_t> version_;
   int seed_ = 1234;
   double timeout_s_ = 600;
   bool json_ = false;

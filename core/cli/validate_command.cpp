@@ -1,6 +1,7 @@
 // `nova validate MODEL --group N --candidate CAND [--trials 5] [--strict] [--json]`: static checks,
-// build, and the worker's trials against the group's PyTorch reference. Exit 0 when it passes,
-// 1 when it fails or is refused, 3 without a GPU.
+// build, and the worker's trials against the group's PyTorch reference; or `nova validate MODEL
+// --version N [--project DIR]`: a version stored in the project, through the project session, its
+// result stored there. Exit 0 when it passes, 1 when it fails or is refused, 2 bad input, 3 without a GPU.
 #include <fstream>
 #include <iostream>
 
@@ -33,16 +34,26 @@ void add_validate_command(CLI::App& app) {
                 "no larger than eager's on every element also passes: \"closer to exact than eager\")");
   cmd->add_flag("--no-second-shape", opts->no_second_shape, "skip the second batch size");
   cmd->callback([opts] {
-    EvaluationRequest r = opts->common.request();
-    r.trials = opts->trials;
-    r.strict = opts->strict;
-    r.match_eager = opts->match_eager;
-    r.second_shape = !opts->no_second_shape;
-    ChildProcessWorkerRunner runner;
-    NvrtcCompiler compiler;
-    CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-validate");
-    ValidationResult v =
-        evaluator.validate(r, EvaluationCli::console_call(opts->common.timeout_s(), opts->common.json()));
+    ValidationResult v;
+    if (opts->common.version()) {
+      if (opts->strict) throw CliError("--strict does not apply to --version (the project's tolerance policy)", 2);
+      JobInfo info = opts->common.run_stored(EvaluateOptions::Steps::validate, [&](EvaluateOptions& o) {
+        o.trials = opts->trials;
+        o.match_eager = opts->match_eager;
+        o.second_shape = !opts->no_second_shape;
+      });
+      v = info.result.at("validation").get<ValidationResult>();
+    } else {
+      EvaluationRequest r = opts->common.request();
+      r.trials = opts->trials;
+      r.strict = opts->strict;
+      r.match_eager = opts->match_eager;
+      r.second_shape = !opts->no_second_shape;
+      ChildProcessWorkerRunner runner;
+      NvrtcCompiler compiler;
+      CandidateEvaluator evaluator(runner, compiler, std::filesystem::temp_directory_path() / "nova-validate");
+      v = evaluator.validate(r, EvaluationCli::console_call(opts->common.timeout_s(), opts->common.json()));
+    }
     nlohmann::json j = v;
     if (!opts->common.out().empty()) std::ofstream(opts->common.out()) << j.dump(2) << "\n";
     if (opts->common.json()) {

@@ -269,6 +269,35 @@ TEST(CliInputErrors, ValidateAndBenchTakeAFractionalTimeoutAndRefuseZero) {
   }
 }
 
+// `--version N` evaluates a version stored in the project: an unknown version, a benchmark of a version
+// that was never validated, --candidate beside --version and neither of them are bad input (exit 2),
+// each said in a line; a stored version gets as far as the GPU answer (exit 3 without one).
+TEST(CliInputErrors, ValidateAndBenchOfAStoredVersionCheckTheProjectFirst) {
+  auto dir = test::scratch_dir("cli_eval_version");
+  const std::string model = (test::shared_examples_dir() / "swish_bias_clamp.py").string();
+  const std::string project = (dir / "project").string();
+  // The graph and the generated versions, stored without a GPU.
+  auto stored = nova_run({"optimize", model, "--graph", graph_json("swish_bias_clamp").string(), "--project", project});
+  ASSERT_TRUE(stored.status.code == 0 || stored.status.code == 3) << stored.err;
+  auto unknown = nova_run({"validate", model, "--version", "999", "--project", project});
+  EXPECT_EQ(unknown.status.code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("no version 999 in the project"), std::string::npos) << unknown.err;
+  auto unvalidated = nova_run({"bench", model, "--version", "1", "--project", project});
+  EXPECT_EQ(unvalidated.status.code, 2) << unvalidated.err;
+  EXPECT_NE(unvalidated.err.find("version 1 has not been validated"), std::string::npos) << unvalidated.err;
+  fs::path candidate = write_candidate(dir, "swish_bias_clamp", 0);
+  auto both = nova_run({"validate", model, "--version", "1", "--candidate", candidate.string()});
+  EXPECT_EQ(both.status.code, 2) << both.err;
+  auto neither = nova_run({"validate", model, "--project", project});
+  EXPECT_EQ(neither.status.code, 2) << neither.err;
+  EXPECT_NE(neither.err.find("give --candidate FILE or --version N"), std::string::npos) << neither.err;
+  if (!has_gpu()) {
+    auto validate = nova_run({"validate", model, "--version", "1", "--project", project});
+    EXPECT_EQ(validate.status.code, 3) << validate.err;
+    EXPECT_NE(validate.err.find("no CUDA GPU here"), std::string::npos) << validate.err;
+  }
+}
+
 TEST(CliInputErrors, DoctorReportsABrokenSettingsFileAsAFinding) {
   auto dir = test::scratch_dir("cli_doctor_settings");
   fs::path settings = dir / "settings.json";
