@@ -13,6 +13,7 @@
 
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
+#include "core/cli/session_cli.h"
 #include "core/env/settings.h"
 #include "core/graph/intake_runner.h"
 #include "core/trace/chrome_trace_export.h"
@@ -27,7 +28,8 @@ namespace nova {
 namespace {
 
 struct ProfileCliOptions {
-  std::string model, out, trace, from_trace, graph, by = "node", api, attribution = "sequence";
+  std::string model, out, trace, from_trace, graph, by = "node", api, attribution = "sequence", project;
+  bool no_project = false;
   int iters = 20, warmup = 5, rounds = 5, rows = 30;
   bool nvtx = false, cuda_graph = false, overhead = false, json = false;
   double bandwidth = DeviceCeilings{}.bytes_per_s, peak = DeviceCeilings{}.flops_per_s;
@@ -132,10 +134,27 @@ void run(const ProfileCliOptions& o) {
       throw NoGpuError(std::string(ProfileRunner::kNoGpuMessage) + " [" + why + "]");
     // Intake's graph carries each node's bytes and FLOPs: bandwidth, FLOP rate and headroom.
     if (po.graph.nodes.empty()) po.graph = captured_graph(o.model, &note);
+    // The trace is kept in the model's project (opened first: a project that cannot be used is said
+    // before minutes of profiling), where the studio finds it.
+    std::unique_ptr<ProjectSession> session;
+    if (!o.no_project) {
+      SessionOptions so;
+      so.gpus = 1;
+      so.cpu_threads = 1;
+      session = SessionCli::open(o.model, o.project, so);
+    }
     result = ProfileRunner(po).run();
     trace = result.trace;
     attribution = result.attribution;
     graph = result.graph;
+    if (session) {
+      try {
+        const std::int64_t id = session->add_trace_file(result.trace_file);
+        std::cerr << fmt::format("stored in the project {} as trace {}\n", session->project_dir().string(), id);
+      } catch (const std::exception& e) {
+        throw CliError(fmt::format("the profile ran but could not be stored in the project: {}", e.what()), 2);
+      }
+    }
   }
   auto rows =
       HotOpRanking::rank(attribution, o.by == "group" ? HotOpRanking::By::Group : HotOpRanking::By::Node);
@@ -217,6 +236,7 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "write a Chrome trace JSON (Perfetto, chrome://tracing)");
   cmd->add_option("--trace", o->trace, "keep the raw .novatrace file here");
   cmd->add_option("--from-trace", o->from_trace, "read a recorded .novatrace instead of running the model");
+  SessionCli::add_store_options(*cmd, o->project, o->no_project);
   cmd->add_option("--graph", o->graph, "model graph JSON from intake (node names, costs, fusion groups)");
   cmd->add_option("--by", o->by, "rank graph nodes or fusion groups")
       ->check(CLI::IsMember({"node", "group"}));

@@ -282,6 +282,24 @@ json ProjectSession::run_profile(int iters, int warmup, JobContext& ctx) {
           {"event_ns", r.event_ns}};
 }
 
+std::int64_t ProjectSession::add_trace_file(const fs::path& file) {
+  std::error_code ec;
+  fs::create_directories(project_dir_ / "traces", ec);
+  const fs::path kept = project_dir_ / "traces" /
+                        fmt::format("{}-{}.novatrace", options_.model.stem().string(),
+                                    std::chrono::system_clock::now().time_since_epoch().count());
+  fs::copy_file(file, kept, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot copy {} into {}: {}", file.string(), kept.string(), ec.message()));
+  std::int64_t id = 0;
+  write_project([&](ProjectStore& store) {
+    TraceRecord t;
+    t.kind = "cupti";
+    t.path = kept.string();
+    id = store.add_trace(t);
+  });
+  return id;
+}
+
 // --- whole-model checks of exported packages -------------------------------------------------
 
 std::string ProjectSession::package_name_in(const fs::path& package_dir) {

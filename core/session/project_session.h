@@ -85,6 +85,11 @@ class ProjectSession {
   // The Python package name inside an exported package folder (the folder holding package.json).
   static std::string package_name_in(const std::filesystem::path& package_dir);
 
+  // Keeps a trace recorded elsewhere (`nova profile` run on its own): the file is copied under the
+  // project's traces/ and recorded. Returns the trace's id. Throws std::runtime_error when the file
+  // cannot be copied.
+  std::int64_t add_trace_file(const std::filesystem::path& file);
+
   // Blocks until the job finished; follows a build job to the GPU job it queued. The final job's info.
   JobInfo wait(int job) const;
 

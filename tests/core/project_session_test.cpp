@@ -272,6 +272,27 @@ TEST_F(SessionFixture, AnOptimizationRunValidatesAgainWhatTheWorkerNeverAnswered
   EXPECT_EQ(third.selection.groups[0].outcome, GroupOutcome::failed);
 }
 
+// A trace recorded by `nova profile` on its own is kept in the project: copied under traces/ (the
+// original may be a temporary file) and recorded, so the studio finds it.
+TEST_F(SessionFixture, ATraceRecordedElsewhereIsCopiedIntoTheProjectAndRecorded) {
+  auto s = open([](const std::string& cmd, const json&, const WorkerCall&) -> json {
+    ADD_FAILURE() << "unexpected command " << cmd;
+    return {};
+  });
+  const auto recorded = test::fixtures_dir() / "traces" / "conv2d_min_add_multiply.novatrace";
+  ASSERT_TRUE(std::filesystem::is_regular_file(recorded)) << "missing fixture " << recorded;
+  const std::int64_t id = s->add_trace_file(recorded);
+  auto traces = s->store().traces();
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_EQ(traces[0].id, id);
+  EXPECT_EQ(traces[0].kind, "cupti");
+  const std::filesystem::path kept = traces[0].path;
+  EXPECT_EQ(kept.parent_path(), s->project_dir() / "traces");
+  EXPECT_EQ(std::filesystem::file_size(kept), std::filesystem::file_size(recorded));
+  EXPECT_THROW(s->add_trace_file(s->project_dir() / "no-such.novatrace"), std::runtime_error);
+  EXPECT_EQ(s->store().traces().size(), 1u);
+}
+
 TEST_F(SessionFixture, ACancelledEvaluationStoresNothing) {
   std::atomic<bool> started{false};
   auto s = open([&](const std::string&, const json&, const WorkerCall& call) -> json {
