@@ -29,11 +29,7 @@ struct CheckFlags {
   double budget_s = 900;
 };
 
-std::string interval_text(const ModelRatio* r) {
-  if (!r) return "-";
-  if (!r->interval) return fmt::format("{:.2f}x", r->value);
-  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r->value, r->interval->low, r->interval->high);
-}
+std::string interval_text(const ModelRatio* r) { return r ? r->text() : "-"; }
 
 std::string verdict(const ModelRatio* r) {
   if (!r || !r->interval) return "";

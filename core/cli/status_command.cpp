@@ -61,11 +61,7 @@ void add_status_command(CLI::App& app) {
     for (const auto& [name, c] : latest) {
       const ModelRatio* cold = c->ratio("cold", "optimized", "eager");
       const ModelRatio* wall = c->ratio("wall", "optimized", "eager");
-      auto text = [](const ModelRatio* r) {
-        return r ? r->interval ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r->value, r->interval->low, r->interval->high)
-                               : fmt::format("{:.2f}x", r->value)
-                 : std::string("-");
-      };
+      auto text = [](const ModelRatio* r) { return r ? r->text() : std::string("-"); };
       std::cout << fmt::format("whole model with {} (nova check-package): {}; vs eager cold {}, wall {}\n", name,
                                c->passed ? "validated" : "FAILED validation", text(cold), text(wall));
     }

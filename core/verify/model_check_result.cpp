@@ -15,6 +15,11 @@ const Measurement* find(const std::vector<Measurement>& ms, const std::string& v
 }
 }  // namespace
 
+std::string ModelRatio::text() const {
+  if (!interval) return fmt::format("{:.2f}x", value);
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", value, interval->low, interval->high);
+}
+
 const ModelRatio* ModelCheckResult::ratio(const std::string& mode, const std::string& subject,
                                           const std::string& baseline) const {
   for (const auto& r : ratios)

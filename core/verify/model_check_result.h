@@ -26,6 +26,8 @@ struct ModelRatio {
   std::string baseline;  // "eager", "compile" or "optimized"
   double value = 0;
   std::optional<RatioInterval> interval;
+  // "2.55x [2.54, 2.56]" (the interval where there is one).
+  std::string text() const;
   bool operator==(const ModelRatio&) const = default;
 };
 

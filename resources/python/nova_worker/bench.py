@@ -85,6 +85,17 @@ def _spin_cycles_per_us(cycles=200_000, repeats=5):
     return statistics.median(rates)
 
 
+def cold_leads(variants):
+    """Per variant: its host enqueue time (us), and the GPU spin queued ahead of each cold call, twice
+    that time capped at 2 ms, in us and in spin cycles. Returns (enqueue_us, spin_rate, lead_us,
+    lead_cycles)."""
+    enqueue_us = {n: _host_enqueue_us(fn) for n, fn in variants.items()}
+    spin_rate = _spin_cycles_per_us()
+    lead_us = {n: min(2000.0, 2.0 * t) for n, t in enqueue_us.items()}
+    lead_cycles = {n: int(t * spin_rate) for n, t in lead_us.items()}
+    return enqueue_us, spin_rate, lead_us, lead_cycles
+
+
 class L2Flush:
     """The cold mode's L2 flush: a write of max(2x L2, 256 MB), then with "clean" a read of 2x L2 of
     another buffer. The write leaves up to an L2 of dirty lines, which the timed call would write
@@ -316,10 +327,7 @@ def bench(args, progress) -> schemas.BenchmarkResult:
     # the device idles between the start event and the call's kernels, and that idle time would
     # count as GPU time. A spin of twice the variant's host enqueue time (at most 2 ms), queued
     # before each cold call's flush, keeps the host ahead. Warm mode keeps plain back-to-back calls.
-    enqueue_us = {n: _host_enqueue_us(fn) for n, fn in variants.items()}
-    spin_rate = _spin_cycles_per_us()
-    lead_us = {n: min(2000.0, 2.0 * t) for n, t in enqueue_us.items()}
-    lead_cycles = {n: int(t * spin_rate) for n, t in lead_us.items()}
+    enqueue_us, spin_rate, lead_us, lead_cycles = cold_leads(variants)
     calls = max(min_calls, min(5000, int(math.ceil(min_ms * 1e3 / max(slowest_us, 1.0)))))
 
     flusher = L2Flush(device, l2_flush)

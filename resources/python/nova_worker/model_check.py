@@ -23,7 +23,7 @@ import time
 import torch
 
 from . import candidates, schemas
-from .bench import L2Flush, _event_times, _host_enqueue_us, _spin_cycles_per_us, _wall_times, _warm_up, summarize
+from .bench import L2Flush, _event_times, _wall_times, _warm_up, cold_leads, summarize
 from .env_record import environment
 from .protocol import WorkerFailure
 from .validate import CLOSER_FLAG, _same, compare, judge_output, tolerance_for
@@ -129,10 +129,7 @@ def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, 
         _warm_up(fn)
     est = _event_times(variants, 5)
     slowest_us = max(statistics.median(v) for v in est.values())
-    enqueue_us = {n: _host_enqueue_us(fn) for n, fn in variants.items()}
-    spin_rate = _spin_cycles_per_us()
-    lead_us = {n: min(2000.0, 2.0 * t) for n, t in enqueue_us.items()}
-    lead_cycles = {n: int(t * spin_rate) for n, t in lead_us.items()}
+    enqueue_us, _, lead_us, lead_cycles = cold_leads(variants)
     calls = max(min_calls, min(2000, int(math.ceil(min_ms * 1e3 / max(slowest_us, 1.0)))))
     measurements = []
 
