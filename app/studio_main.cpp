@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include "core/env/build_info.h"
+#include "core/env/private_files.h"
 #include "core/env/settings.h"
 #include "ui/shell/main_window.h"
 
@@ -32,6 +33,7 @@ void describe(QCommandLineParser& parser, const StudioOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nova::make_new_files_private();  // projects, graphs, inputs and candidates hold the client's code
   StudioOptions options;
   {
     // --help, --version and bad options are answered before any window system is touched, so

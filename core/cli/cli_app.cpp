@@ -1,5 +1,6 @@
 #include "core/cli/cli_app.h"
 #include "core/env/build_info.h"
+#include "core/env/private_files.h"
 
 #include <iostream>
 
@@ -11,6 +12,7 @@
 namespace nova {
 
 int run_cli(int argc, char** argv) {
+  make_new_files_private();  // projects, graphs, inputs and candidates hold the client's code
   CLI::App app{"nova: the headless Nova Studio (intake, profiling, generation, validation, benchmarks, the whole workflow)"};
   app.set_version_flag("--version", std::string("nova ") + build_info::version());
   app.require_subcommand(1);

@@ -17,6 +17,9 @@
 #include "core/gen/group_context.h"
 #include "core/graph/model_graph.h"
 #include "core/verify/static_checker.h"
+#include "core/env/settings.h"
+#include "core/worker/worker_client.h"
+#include "core/worker/worker_error.h"
 
 namespace nova {
 namespace fs = std::filesystem;
@@ -230,13 +233,39 @@ void EvaluationCli::check_candidate(const EvaluationRequest& r) const {
   }
   if (s.refused())
     throw CliError(fmt::format("{} is refused: {}", candidate_, fmt::join(s.refusals, "; ")), 1);
-  if (!r.candidate) return;  // the full path is built by nvcc in the worker, on the GPU machine
+  if (!r.candidate) {
+    build_extension(r);
+    return;
+  }
   NvrtcResult built =
       NvrtcCompiler().compile(r.candidate->cuda_source, r.label + ".cu", r.arch, r.candidate->nvrtc_options);
   if (!built.ok)
     throw CliError(
         fmt::format("{} does not compile with NVRTC for {}: {}", candidate_, r.arch, first_error(built.log)),
         1);
+}
+
+// The full path without a GPU: the extension is built with nvcc and ninja in a worker (no GPU needed,
+// into the worker's build cache that a later run on this machine loads), so a source that does not
+// compile is said here and not only on the GPU machine.
+void EvaluationCli::build_extension(const EvaluationRequest& r) const {
+  std::ifstream in(r.extension);
+  std::stringstream source;
+  source << in.rdbuf();
+  std::cerr << fmt::format("building {} with nvcc for {} (no GPU needed; a minute or more the first time)\n",
+                           candidate_, r.arch);
+  try {
+    WorkerClient worker(Settings::load().resolved_python());
+    worker.request("build_ext",
+                   {{"extension_source", source.str()},
+                    {"extension_name", std::filesystem::absolute(r.extension).string()},
+                    {"arch", r.arch}},
+                   std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s_)),
+                   console_progress());
+  } catch (const WorkerError& e) {
+    if (e.kind() == WorkerError::Kind::Timeout) throw CliError(e.what(), 1);
+    throw CliError(fmt::format("{} does not build with nvcc for {}: {}", candidate_, r.arch, first_error(e.what())), 1);
+  }
 }
 
 WorkerCall EvaluationCli::console_call(double timeout_s, bool quiet) {

@@ -56,6 +56,8 @@ class EvaluationCli {
   void check_group_id(const EvaluationRequest& r) const;
   // The static checks and the NVRTC build, which need no GPU (exit 1 when they fail).
   void check_candidate(const EvaluationRequest& r) const;
+  // Without a GPU, a full-path source is built with nvcc (in a worker) so its compile errors are said here.
+  void build_extension(const EvaluationRequest& r) const;
 
   std::string model_, candidate_, reference_, out_, project_;
   std::optional<int> group_;

@@ -33,6 +33,7 @@ struct ProfileCliOptions {
   int iters = 20, warmup = 5, rounds = 5, rows = 30;
   bool nvtx = false, cuda_graph = false, overhead = false, json = false;
   double bandwidth = DeviceCeilings{}.bytes_per_s, peak = DeviceCeilings{}.flops_per_s;
+  double timeout = 600;  // seconds before each worker (intake, profiling) is stopped
 };
 
 ModelGraph load_graph(const std::string& path) {
@@ -48,10 +49,12 @@ ModelGraph load_graph(const std::string& path) {
 
 // Intake's graph of the model (costs, fusion groups), or an empty graph and a note saying why not:
 // the profile then names nodes from the profiling worker's list, without costs.
-ModelGraph captured_graph(const std::string& model, std::string* note) {
+ModelGraph captured_graph(const std::string& model, std::chrono::milliseconds timeout, std::string* note) {
   try {
     WorkerClient worker(Settings::load().resolved_python());
-    ModelGraph graph = IntakeRunner(worker).run(model);
+    IntakeOptions io;
+    io.timeout = timeout;
+    ModelGraph graph = IntakeRunner(worker).run(model, io);
     for (const auto& w : graph.warnings) std::cerr << "warning: " << w << "\n";
     return graph;
   } catch (const std::exception& e) {
@@ -104,6 +107,7 @@ void run(const ProfileCliOptions& o) {
   po.trace_file = o.trace;
   po.graph = graph;
   po.ceilings = ceilings;
+  po.timeout = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(o.timeout));
   if (o.overhead) {
     auto r = ProfileRunner(po).run_overhead(o.iters * 10, o.rounds);
     if (o.json)
@@ -133,7 +137,7 @@ void run(const ProfileCliOptions& o) {
     if (std::string why; !ProfileRunner::gpu_available(&why))
       throw NoGpuError(std::string(ProfileRunner::kNoGpuMessage) + " [" + why + "]");
     // Intake's graph carries each node's bytes and FLOPs: bandwidth, FLOP rate and headroom.
-    if (po.graph.nodes.empty()) po.graph = captured_graph(o.model, &note);
+    if (po.graph.nodes.empty()) po.graph = captured_graph(o.model, po.timeout, &note);
     // The trace is kept in the model's project (opened first: a project that cannot be used is said
     // before minutes of profiling), where the studio finds it.
     std::unique_ptr<ProjectSession> session;
@@ -247,6 +251,8 @@ void add_profile_command(CLI::App& app) {
                   "node bracketed by markers, launch callbacks read them), external (CUPTI external "
                   "correlation ids) or both")
       ->check(CLI::IsMember({"sequence", "callback", "external", "both"}));
+  cmd->add_option("--timeout", o->timeout, "seconds before the intake and the profiling worker are each stopped (default 600)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--rows", o->rows, "rows of the table to print");
   cmd->add_option("--bandwidth", o->bandwidth, "memory bandwidth ceiling, bytes/s (default: H200 measured)");
   cmd->add_option("--peak", o->peak, "FLOP/s ceiling (default: H200 fp32 measured)");

@@ -15,7 +15,7 @@ namespace nova {
 
 struct IntakeOptions {
   std::filesystem::path inputs_dir;  // where <model>.inputs.safetensors goes; empty: not saved
-  std::chrono::seconds timeout{600};
+  std::chrono::milliseconds timeout{600000};
   bool check_groups = true;  // run each group's functional source against the graph
 };
 

@@ -165,15 +165,24 @@ json ProjectSession::run_generate(const GenerateOptions& options, JobContext& ct
   if (!model || model->graph_json.empty())
     throw std::invalid_argument("the project has no graph yet: run intake first");
   ModelGraph graph = json::parse(model->graph_json).get<ModelGraph>();
-  // Which groups: those asked for; of them, the ones not generated yet or by an older revision.
+  // Which groups: those asked for; of them, the ones not generated yet or by an older revision, and
+  // those the project holds nothing for (storing cut short by a kill before generations were stored in
+  // one transaction, or a damaged WAL), which are generated again and said.
   std::vector<StoredGroup> stored = stored_groups(own);
+  const MissingGroups missing = missing_groups(own, graph);
+  if (!stored.empty() && !missing.groups.empty())
+    ctx.log(fmt::format("{}: generating them again", missing.describe()));
+  auto is_missing = [&](const FusionGroup& g) {
+    return std::any_of(missing.groups.begin(), missing.groups.end(), [&](const FusionGroup& m) { return m.id == g.id; });
+  };
   std::vector<FusionGroup> todo;
   for (const auto& g : graph.groups) {
     if (!options.groups.empty() &&
         std::find(options.groups.begin(), options.groups.end(), g.id) == options.groups.end())
       continue;
     const StoredGroup* s = find_stored_group(stored, g);
-    if (options.regenerate || !s || s->generator_revision < kBuiltinGeneratorRevision) todo.push_back(g);
+    if (options.regenerate || !s || s->generator_revision < kBuiltinGeneratorRevision || is_missing(g))
+      todo.push_back(g);
   }
   json out = {{"groups", todo.size()}, {"added", 0}, {"declined", 0}, {"failed_builds", 0},
               {"primary", json::array()}};
@@ -263,7 +272,7 @@ json ProjectSession::run_profile(int iters, int warmup, JobContext& ctx) {
   o.trace_file = project_dir_ / "traces" /
                  fmt::format("{}-{}.novatrace", options_.model.stem().string(),
                              std::chrono::system_clock::now().time_since_epoch().count());
-  if (ctx.budget().count() > 0) o.timeout = std::chrono::duration_cast<std::chrono::seconds>(ctx.remaining());
+  if (ctx.budget().count() > 0) o.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.remaining());
   if (auto g = graph()) o.graph = *g;
   ctx.progress("profiling with the CUPTI tracer", 0.1);
   ProfileResult r = ProfileRunner(o).run();

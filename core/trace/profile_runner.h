@@ -29,7 +29,7 @@ struct ProfileOptions {
   std::string attribution = "sequence";  // how node ids reach the trace: sequence, callback, external, both
   std::filesystem::path trace_file;      // where the tracer writes; default: a temp file
   std::string python;                    // worker interpreter; default: Settings
-  std::chrono::seconds timeout{600};
+  std::chrono::milliseconds timeout{600000};
   ModelGraph graph;  // from intake, for names and costs; empty: the worker's node list
   DeviceCeilings ceilings;
 };

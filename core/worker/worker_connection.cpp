@@ -103,7 +103,7 @@ void WorkerConnection::fail_dead(const std::string& doing) {
 void WorkerConnection::fail_timeout(milliseconds timeout, const std::string& doing) {
   proc_->terminate(milliseconds(500));
   throw WorkerError(WorkerError::Kind::Timeout,
-                    fmt::format("worker timed out after {:.0f} s while {}; it was stopped",
+                    fmt::format("worker timed out after {:g} s while {}; it was stopped",
                                 duration<double>(timeout).count(), doing));
 }
 

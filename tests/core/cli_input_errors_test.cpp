@@ -24,6 +24,8 @@ namespace {
 
 ProcessResult nova_run(std::vector<std::string> args, ChildProcess::Env env = ChildProcess::minimal_env()) {
   args.insert(args.begin(), test::nova_binary().string());
+  // Default projects under the build tree, not the user's (which a newer build may have written).
+  if (!env.count("NOVA_PROJECTS")) env["NOVA_PROJECTS"] = (test::test_output_dir() / "cli-projects").string();
   return ChildProcess::run(args, env, 300s);
 }
 
@@ -139,6 +141,28 @@ TEST(CliInputErrors, ChecksThatNeedNoGpuAnswerBeforeTheGpuOne) {
   auto fine = nova_run({"validate", graph, "--group", "0", "--candidate", c0.string()});
   EXPECT_EQ(fine.status.code, 3) << fine.err;
   EXPECT_NE(fine.err.find("no CUDA GPU here"), std::string::npos) << fine.err;
+}
+
+// The full path: a torch extension source is built with nvcc (no GPU needed) before the GPU answer, so
+// its compile error is said on a machine without one (issue #21's sweep found it said only "no GPU").
+TEST(CliInputErrors, AnExtensionThatDoesNotBuildWithNvccIsSaidBeforeTheGpuAnswer) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is here: the evaluation itself runs the build and reports it";
+  auto dir = test::scratch_dir("cli_nvcc_before_gpu");
+  const fs::path cu = dir / "broken.cu";
+  std::ofstream(cu) << "#include <torch/extension.h>\n"
+                       "__global__ void k(float* x) { x[0] = undeclared_name; }\n"
+                       "torch::Tensor forward(torch::Tensor x) {\n"
+                       "  k<<<1, 1>>>(x.data_ptr<float>());\n"
+                       "  return x;\n"
+                       "}\n"
+                       "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &forward); }\n";
+  auto r = nova_run({"validate", (test::shared_examples_dir() / "swish_bias_clamp.py").string(), "--candidate",
+                     cu.string()});
+  EXPECT_EQ(r.status.code, 1) << r.err;
+  EXPECT_NE(r.err.find("broken.cu does not build with nvcc for sm_90: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken.cu(2): error: identifier \"undeclared_name\" is undefined"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("no CUDA GPU here"), std::string::npos) << r.err;
 }
 
 TEST(CliInputErrors, AGraphsGroupSourceIsWrittenPrivatelyAndRemoved) {

@@ -14,13 +14,26 @@ namespace fs = std::filesystem;
 namespace nova {
 namespace {
 
+// Every file and folder under `root` that is readable, writable or enterable by others.
+std::vector<std::string> open_to_others(const fs::path& root) {
+  std::vector<std::string> loose;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const auto p = e.symlink_status().permissions();
+    if ((p & (fs::perms::group_all | fs::perms::others_all)) != fs::perms::none)
+      loose.push_back(fs::relative(e.path(), root).string());
+  }
+  return loose;
+}
+
 TEST(IntakeCli, SeedDemoWritesGraphJsonAndSummary) {
   auto dir = test::scratch_dir("intake_cli_seed");
   auto out = dir / "seed.json";
+  auto env = ChildProcess::minimal_env();
+  env["NOVA_PROJECTS"] = (dir / "projects").string();  // not the user's projects
   auto r = ChildProcess::run(
       {test::nova_binary().string(), "intake",
        (test::shared_examples_dir() / "conv2d_min_add_multiply.py").string(), "--json", out.string()},
-      ChildProcess::minimal_env(), 180s);
+      env, 180s);
   ASSERT_TRUE(r.status.exited && r.status.code == 0) << r.out << r.err;
   EXPECT_NE(r.out.find("captured by torch.export"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("conv+epilogue"), std::string::npos) << r.out;
@@ -30,6 +43,8 @@ TEST(IntakeCli, SeedDemoWritesGraphJsonAndSummary) {
   ASSERT_EQ(g.groups.size(), 1u);
   EXPECT_EQ(g.groups[0].kind, "conv+epilogue");
   EXPECT_TRUE(fs::exists(dir / "conv2d_min_add_multiply.inputs.safetensors"));
+  // The graph (functional sources) and the example inputs are the client's: the user's only.
+  EXPECT_EQ(open_to_others(dir), std::vector<std::string>{});
 }
 
 TEST(IntakeCli, BrokenModelExitsWithCode2AndAPlainMessage) {
@@ -89,6 +104,10 @@ TEST(IntakeCli, IntakeAndGenerateStoreTheirResultsInTheProjectTheStudioOpens) {
   auto status = nova({"status", model.string(), "--project", project.string()});
   EXPECT_EQ(status.status.code, 0) << status.err;
   EXPECT_NE(status.out.find("conv+epilogue"), std::string::npos) << status.out;
+  // The project (its file, job records and work folders), the graph and the candidates: the user's only.
+  EXPECT_EQ(open_to_others(project), std::vector<std::string>{});
+  EXPECT_EQ(open_to_others(dir / "out"), std::vector<std::string>{});
+  EXPECT_EQ(fs::status(graph).permissions() & (fs::perms::group_all | fs::perms::others_all), fs::perms::none);
   // --no-project stores nothing anywhere.
   auto none = nova({"generate", model.string(), "--all", "--graph", graph.string(), "--out",
                     (dir / "out3").string(), "--no-project"});

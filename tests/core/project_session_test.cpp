@@ -12,6 +12,8 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "core/session/stored_generation.h"
 #include "core/jobs/worker_run_error.h"
@@ -142,6 +144,42 @@ TEST_F(SessionFixture, GenerationStoresEveryGroupAndRunsOnlyForWhatIsMissing) {
   ASSERT_EQ(second.state, JobState::Succeeded) << second.error;
   EXPECT_EQ(second.result["groups"], 0);
   EXPECT_EQ(second.result["added"], 0);
+}
+
+// A project whose storing a kill cut short (before generations were one transaction) or whose WAL
+// was damaged holds a group record without versions: the next generation says so and generates it.
+TEST_F(SessionFixture, AGroupThatLostItsVersionsIsGeneratedAgainAndSaid) {
+  auto noop = [](const std::string&, const json&, const WorkerCall&) -> json { return {}; };
+  auto s = open(noop);
+  s->import_graph(graph);
+  ASSERT_EQ(s->wait(s->generate()).state, JobState::Succeeded);
+  const auto project = s->project_dir();
+  s.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((project / ProjectStore::kFileName).c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DELETE FROM results WHERE version_id IN (SELECT id FROM candidate_versions);"
+                         "DELETE FROM candidate_versions;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  SessionOptions o;
+  o.model = model;
+  o.project = project;
+  o.python = "python3";
+  ProjectSession again(o, std::make_unique<ScriptedRunner>(noop));
+  ASSERT_EQ(missing_groups(again.store(), graph).groups.size(), graph.groups.size());
+  JobInfo info = again.wait(again.generate());
+  ASSERT_EQ(info.state, JobState::Succeeded) << info.error;
+  EXPECT_EQ(info.result["groups"], graph.groups.size());
+  EXPECT_GE(info.result["added"].get<int>(), 1);
+  const std::string said = fmt::format("the project holds 0 of the model's {} fusion groups", graph.groups.size());
+  EXPECT_TRUE(std::any_of(info.log.begin(), info.log.end(),
+                          [&](const std::string& l) { return l.find(said) != std::string::npos; }))
+      << json(info.log).dump();
+  EXPECT_TRUE(missing_groups(again.store(), graph).groups.empty());
+  EXPECT_EQ(stored_groups(again.store()).size(), graph.groups.size());  // the same records, not new ones
 }
 
 TEST_F(SessionFixture, AnEvaluationStoresItsResultsAndTheSelectionShipsIt) {

@@ -66,3 +66,29 @@ def test_data_movement_of_a_graph_input_goes_with_its_consumer():
 def test_an_unconsumed_value_is_still_a_group_output():
     groups = groups_of([("a", ["x"], "other")], [])
     assert groups[0].kind == "other" and groups[0].outputs == ["a"]
+
+
+class CountingNode(Node):
+    """A node that counts how often its inputs are asked for (a pytree flatten on a real node)."""
+
+    calls = 0
+
+    def input_names(self):
+        CountingNode.calls += 1
+        return super().input_names()
+
+
+def test_a_wide_graph_flattens_each_nodes_inputs_once():
+    # 2,000 parallel branches (mul then relu of the input), summed: intake of such a model took more
+    # than the 600 s timeout when every join test flattened its nodes' inputs again (issue #21's sweep).
+    spec = []
+    for i in range(2000):
+        spec.append((f"m{i}", ["x"], "elementwise"))
+        spec.append((f"r{i}", [f"m{i}"], "elementwise"))
+    spec.append(("stack", [f"r{i}" for i in range(2000)], "data_movement"))
+    spec.append(("sum", ["stack"], "reduction"))
+    nodes = [CountingNode(out, inputs) for out, inputs, _ in spec]
+    CountingNode.calls = 0
+    groups = partition(nodes, [cls for _, _, cls in spec], {"sum"})
+    assert CountingNode.calls == len(nodes)
+    assert sum(len(g.members) for g in groups) == len(nodes)

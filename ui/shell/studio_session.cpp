@@ -120,8 +120,11 @@ void StudioSession::startGeneration() {
   try {
     // What the generate job will write: the groups the project holds nothing for, and those an
     // older builtin generator revision wrote (new versions beside the stored ones).
-    const std::vector<StoredGroup> stored = stored_groups(session_->store());
-    for (const auto& g : graph_->groups) todo += find_stored_group(stored, g) == nullptr;
+    // Groups without a version include those whose storing a kill or a damaged WAL lost: said, not silent.
+    const MissingGroups missing = missing_groups(session_->store(), *graph_);
+    todo += missing.groups.size();
+    if (!stored_groups(session_->store()).empty() && !missing.groups.empty())
+      emit message(tr("%1: generating them again").arg(QString::fromStdString(missing.describe())), 0);
     OutdatedGroups outdated = outdated_groups(session_->store(), *graph_);
     if (!outdated.groups.empty()) olderRevision_ = outdated.oldest_revision;
     todo += outdated.groups.size();

@@ -37,17 +37,19 @@ def partition(nodes, classes, graph_outputs):
         for name in n.out_names:
             if name:
                 producer[name] = i
+    # Each node's inputs, flattened once (flattening per query made wide graphs quadratic in pytree work).
+    input_names = [n.input_names() for n in nodes]
+    node_producers = [[producer[x] for x in names if x in producer] for names in input_names]
     consumers = {}
-    for i, n in enumerate(nodes):
-        for name in n.input_names():
-            if name in producer:
-                consumers.setdefault(producer[name], set()).add(i)
+    for i, prods in enumerate(node_producers):
+        for p in prods:
+            consumers.setdefault(p, set()).add(i)
     group_of = {}
     groups = []
     pending = set()  # data movement on graph inputs / constants, waiting for a consumer's group
 
     def producers(i):
-        return [producer[x] for x in nodes[i].input_names() if x in producer]
+        return node_producers[i]
 
     def depends_on(g_from, g_to):
         """True if group g_from (transitively) reads from group g_to."""
@@ -119,7 +121,7 @@ def partition(nodes, classes, graph_outputs):
             else:
                 new_group(i)
         elif cls in ("elementwise", MOVABLE) and producers(i) and all(p in pending for p in producers(i)) \
-                and all(x in producer for x in nodes[i].input_names()):
+                and all(x in producer for x in input_names[i]):
             pending.add(i)  # computes a constant (e.g. a causal mask): goes with its consumer
         elif cls in ("elementwise", MOVABLE):
             joinable = [g for g in prod_groups if can_join(i, g)]
@@ -148,7 +150,7 @@ def partition(nodes, classes, graph_outputs):
     for grp in groups:
         inside = {name for m in grp.members for name in nodes[m].out_names if name}
         for m in grp.members:
-            for name in nodes[m].input_names():
+            for name in input_names[m]:
                 if name not in inside and name not in grp.inputs:
                     grp.inputs.append(name)
         for m in grp.members:
@@ -156,7 +158,7 @@ def partition(nodes, classes, graph_outputs):
                 if not name:
                     continue
                 used_outside = name in graph_outputs or any(
-                    group_of.get(c) != grp.id and name in nodes[c].input_names()
+                    group_of.get(c) != grp.id and name in input_names[c]
                     for c in consumers.get(m, ()))
                 if used_outside:
                     grp.outputs.append(name)
