@@ -363,6 +363,11 @@ void GraphView::contextMenuEvent(QContextMenuEvent* event) {
                      [this, scope] { expandScope(scope); });
     } else if (it.kind == GraphViewModel::Item::Kind::Node) {
       scope = graph_->node(it.node_id)->scope;
+      if (const FusionGroup* g = graph_->group_of(it.node_id)) {
+        const int group = g->id;
+        menu.addAction(QString("Send group %1 to LLM").arg(group), this, [this, group] { emit sendToLlm(group); });
+        menu.addSeparator();
+      }
       if (!scope.empty())
         menu.addAction(QString("Collapse %1").arg(QString::fromStdString(scope)),
                        [this, scope] { collapseScope(scope); });

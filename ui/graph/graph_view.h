@@ -65,6 +65,8 @@ class GraphView : public QGraphicsView {
   void selectionCleared();
   void layoutReady();
   void matchChanged(int current, int total);
+  // "Send group N to LLM" from a node's context menu: the LLM search on its fusion group.
+  void sendToLlm(int group);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
