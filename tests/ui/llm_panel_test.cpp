@@ -187,7 +187,10 @@ TEST_F(LlmPanelTest, WithoutAGpuTheAnswerStreamsTheCandidateIsStoredAndThePanelS
 TEST_F(LlmPanelTest, CancelEndsASearchWhoseAnswerNeverComes) {
   test::ScriptedLlmServer server({{"responses", json::array({{{"type", "stall"}, {"seconds", 60}}})}}, dir_ / "server");
   MainWindow w(settingsFor(server), sessions_.backend());
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   open(w);
+  w.findChild<QDockWidget*>("dock_llm")->raise();
   LlmPanel* panel = w.llmPanel();
   QSignalSpy ended(panel, &LlmPanel::searchEnded);
   ASSERT_TRUE(w.sendToLlm(0)) << panel->status().toStdString();

@@ -167,8 +167,10 @@ TEST_F(StudioWalkthrough, SendAGroupToTheLlmAndWatchItsSearch) {
                 {"usage", {{"prompt_tokens", tokens}, {"completion_tokens", tokens / 2}}}};
   };
   test::ScriptedLlmServer server(
-      {{"responses", json::array({answer("slower.md", 1200), answer("does_not_compile.md", 1400),
-                                  answer("faster.md", 1600), answer("wrong.md", 1500)})}},
+      // Round 1 (two lineages): one faster than the builtin kernel, one that does not compile; round 2
+      // refines them: one slower, one wrong. Round 1 brought a better kernel, so round 2 runs.
+      {{"responses", json::array({answer("faster.md", 1200), answer("does_not_compile.md", 1400),
+                                  answer("slower.md", 1600), answer("wrong.md", 1500)})}},
       dir_ / "server");
   LlmProvider p = server.provider(LlmProtocol::openai_chat);
   p.name = "scripted";

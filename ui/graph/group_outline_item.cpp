@@ -1,5 +1,7 @@
 #include "ui/graph/group_outline_item.h"
 
+#include <algorithm>
+
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPathStroker>
@@ -23,12 +25,13 @@ GroupOutlineItem::GroupOutlineItem(const std::vector<QRectF>& node_rects, const 
   setZValue(1.5);
   QPainterPath area;
   area.setFillRule(Qt::WindingFill);
-  QPainterPathStroker band;
-  band.setWidth(2 * kMargin);
-  band.setCapStyle(Qt::RoundCap);
   for (std::size_t i = 0; i < node_rects.size(); ++i) {
     area.addRoundedRect(node_rects[i].adjusted(-kMargin, -kMargin, kMargin, kMargin), 10, 10);
     if (i > 0) {
+      // A band between consecutive nodes, half as wide as the narrower box: one shape, not islands.
+      QPainterPathStroker band;
+      band.setWidth(std::max(2 * kMargin, 0.5 * std::min(node_rects[i - 1].width(), node_rects[i].width())));
+      band.setCapStyle(Qt::FlatCap);
       QPainterPath line(node_rects[i - 1].center());
       line.lineTo(node_rects[i].center());
       area.addPath(band.createStroke(line));

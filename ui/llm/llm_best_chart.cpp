@@ -13,8 +13,8 @@ namespace nova::ui {
 
 LlmBestChart::LlmBestChart(QWidget* parent) : QChartView(parent) {
   setRenderHint(QPainter::Antialiasing);
-  setMinimumSize(320, 220);
-  setPoints({}, std::nullopt, 1, tr("No LLM search yet"));
+  setMinimumSize(240, 120);  // small enough that the LLM dock never crowds the timeline it shares
+  setPoints({}, std::nullopt, 0, 1, tr("No LLM search yet"));
 }
 
 std::vector<std::optional<double>> LlmBestChart::bestSoFar(const std::vector<Point>& measured, int rounds) {
@@ -28,9 +28,9 @@ std::vector<std::optional<double>> LlmBestChart::bestSoFar(const std::vector<Poi
   return best;
 }
 
-void LlmBestChart::setPoints(const std::vector<Point>& measured, std::optional<double> bar_us, int rounds,
-                             const QString& why_empty) {
-  rounds = std::max(rounds, 1);
+void LlmBestChart::setPoints(const std::vector<Point>& measured, std::optional<double> bar_us, int reached,
+                             int rounds, const QString& why_empty) {
+  rounds = std::max({rounds, reached, 1});
   measured_ = static_cast<int>(measured.size());
   auto* chart = new QChart;
   chart->legend()->setAlignment(Qt::AlignBottom);
@@ -45,8 +45,8 @@ void LlmBestChart::setPoints(const std::vector<Point>& measured, std::optional<d
   }
   auto* best = new QLineSeries;
   best->setName(tr("best so far"));
-  const auto steps = bestSoFar(measured, rounds);
-  for (int r = 1; r <= rounds; ++r)
+  const auto steps = bestSoFar(measured, reached);
+  for (int r = 1; r <= reached; ++r)
     if (steps[r - 1]) {
       if (!best->points().isEmpty()) best->append(r, best->points().back().y());  // a step, not a slope
       best->append(r, *steps[r - 1]);

@@ -17,8 +17,9 @@ class LlmBestChart : public QChartView {
     double us = 0;  // cold median, µs
   };
   explicit LlmBestChart(QWidget* parent = nullptr);
-  // `rounds`: the search's last round (the x axis' end). `why_empty`: the title while nothing is measured.
-  void setPoints(const std::vector<Point>& measured, std::optional<double> bar_us, int rounds,
+  // `reached`: the last round the search asked for (the best-so-far line ends there); `rounds`: the
+  // rounds it may run (the x axis' end). `why_empty`: the title while nothing is measured.
+  void setPoints(const std::vector<Point>& measured, std::optional<double> bar_us, int reached, int rounds,
                  const QString& why_empty);
   int measuredCount() const { return measured_; }
   // The best time at or before each round 1..rounds (unset: nothing measured by then).

@@ -86,6 +86,7 @@ LlmPanel::LlmPanel(QWidget* parent) : QWidget(parent), job_(new LlmSearchJob(thi
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setMinimumHeight(80);  // two candidate rows stay visible above the chart
   auto* chartBox = new QWidget(right);
   auto* chartLayout = new QVBoxLayout(chartBox);
   chartLayout->setContentsMargins(0, 0, 0, 0);
@@ -296,7 +297,7 @@ void LlmPanel::reload() {
   table_->resizeColumnsToContents();
   std::optional<double> bar;
   if (bar_) bar = LlmEvaluation::read(session_->store(), *bar_).cold_us();
-  chart_->setPoints(measured, bar, std::max(lastRound, rounds_->value()),
+  chart_->setPoints(measured, bar, lastRound, rounds_->value(),
                     gpuMissing_.isEmpty() ? tr("Not measured yet: no candidate evaluated")
                                           : tr("Not measured: no GPU here to time the candidates"));
   totals_->setText(tr("Tokens so far: %1 · cost so far: $%2").arg(tokens).arg(cost, 0, 'f', 4));

@@ -95,8 +95,8 @@ void RooflineChart::setDots(const std::vector<Dot>& dots, std::optional<double> 
     install_chart(*this, chart, nullptr, nullptr);
     return;
   }
-  chart->setTitle(bandwidth ? tr("Roofline (cold): GFLOP/s against FLOP/byte; memory roof = copy reference")
-                            : tr("Roofline (cold); memory roof not measured (no copy reference)"));
+  chart->setTitle(bandwidth ? tr("Roofline (cold) · memory roof = copy reference")
+                            : tr("Roofline (cold) · memory roof not measured"));
   double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = 0;
   auto* versions = new QScatterSeries;
   versions->setName(tr("versions"));
@@ -104,13 +104,18 @@ void RooflineChart::setDots(const std::vector<Dot>& dots, std::optional<double> 
   auto* shown = new QScatterSeries;
   shown->setName(tr("this version"));
   shown->setMarkerSize(13);
-  auto* baselines = new QScatterSeries;
-  baselines->setName(tr("eager, torch.compile"));
-  baselines->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-  baselines->setMarkerSize(9);
+  auto* eager = new QScatterSeries;
+  eager->setName(tr("PyTorch eager"));
+  eager->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+  eager->setMarkerSize(9);
+  auto* compiled = new QScatterSeries;
+  compiled->setName("torch.compile");
+  compiled->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+  compiled->setMarkerSize(11);
   for (const auto& d : dots) {
     const double y = d.flops_per_s / 1e9;
-    (d.baseline ? baselines : d.shown ? shown : versions)->append(d.intensity, y);
+    QScatterSeries* into = !d.baseline ? (d.shown ? shown : versions) : d.label == "torch.compile" ? compiled : eager;
+    into->append(d.intensity, y);
     xmin = std::min(xmin, d.intensity), xmax = std::max(xmax, d.intensity);
     ymin = std::min(ymin, y), ymax = std::max(ymax, y);
   }
@@ -129,7 +134,7 @@ void RooflineChart::setDots(const std::vector<Dot>& dots, std::optional<double> 
   }
   ymin = std::pow(10, std::floor(std::log10(ymin)) - 1);
   ymax = std::pow(10, std::ceil(std::log10(ymax)) + 1);
-  for (auto* s : {versions, shown, baselines}) {
+  for (auto* s : {versions, shown, eager, compiled}) {
     if (s->count() == 0) {
       delete s;
       continue;

@@ -311,9 +311,11 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.drawText(box, Qt::AlignCenter, d);
   }
 
-  // Iteration boundaries: a dashed line across the rows, the iteration's number at the top.
+  // Iteration boundaries: a dashed line across the rows, the iteration's number under the rows.
   painted_iterations_ = 0;
   int last_label_x = -1000;
+  // The numbers go under the last row (over the rows where they would not fit), clear of the kernels.
+  const int label_y = std::min(kAxisHeight + static_cast<int>(rows.size()) * kRowHeight + 2, height() - fm.height());
   for (auto [t, index] : iterations_) {
     const double at = static_cast<double>(t);
     if (at < t0_ || at > t1_) continue;
@@ -322,7 +324,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.drawLine(x, kAxisHeight, x, height());
     const QString label = tr("iter %1").arg(index);
     if (x - last_label_x > fm.horizontalAdvance(label) + 10) {  // labels never overlap
-      const QRect box(x + 2, kAxisHeight + 1, fm.horizontalAdvance(label) + 6, fm.height());
+      const QRect box(x + 2, label_y, fm.horizontalAdvance(label) + 6, fm.height());
       p.fillRect(box, QColor(255, 255, 255, 210));
       p.setPen(QColor(0x40, 0x40, 0x40));
       p.drawText(box, Qt::AlignCenter, label);

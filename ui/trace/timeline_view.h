@@ -7,7 +7,7 @@
 // Level of detail: each row is drawn from TimelineModel::reduce_per_pixel(), so no more than one
 // item per pixel is ever drawn; the per-row geometry is cached per (range, width), and rectangles are
 // batched by colour. Iteration boundaries (the profiler's iteration marks) are dashed lines across
-// the rows, numbered in the axis.
+// the rows, numbered under them.
 #include <memory>
 #include <vector>
 
