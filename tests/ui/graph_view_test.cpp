@@ -87,6 +87,28 @@ TEST(GroupOutlineItem, FollowsItsNodesSoAnotherGroupInsideItsBoundingBoxIsNotEnc
   EXPECT_TRUE(other.path().contains(b));
 }
 
+TEST(GraphView, TheDefaultZoomKeepsTheModelFittedAsTheViewGetsItsSizeUntilTheUserZooms) {
+  GraphView view;
+  view.resize(260, 180);  // as in a window whose docks are not sized yet
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  view.setGraph(make_seed_demo_graph());
+  ASSERT_TRUE(waitForLayout(&view));
+  const double small = view.transform().m11();
+  view.resize(900, 700);
+  QTest::qWait(50);
+  EXPECT_GT(view.transform().m11(), small);
+  const QRectF drawn = view.scene()->itemsBoundingRect();
+  const QRectF seen = view.mapToScene(view.viewport()->rect()).boundingRect();
+  EXPECT_TRUE(seen.contains(drawn.adjusted(10, 10, -10, -10)));
+  // Once the user zooms, a resize leaves the zoom alone.
+  view.zoomBy(1.25);
+  const double chosen = view.transform().m11();
+  view.resize(500, 400);
+  QTest::qWait(50);
+  EXPECT_DOUBLE_EQ(view.transform().m11(), chosen);
+}
+
 TEST(GraphView, SeedDemoGraphSelectionDetailsSourceLinkAndSearch) {
   ModelGraphWidget w;
   w.resize(1100, 650);

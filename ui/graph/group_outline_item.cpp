@@ -28,9 +28,10 @@ GroupOutlineItem::GroupOutlineItem(const std::vector<QRectF>& node_rects, const 
   for (std::size_t i = 0; i < node_rects.size(); ++i) {
     area.addRoundedRect(node_rects[i].adjusted(-kMargin, -kMargin, kMargin, kMargin), 10, 10);
     if (i > 0) {
-      // A band between consecutive nodes, half as wide as the narrower box: one shape, not islands.
+      // A band between consecutive nodes as wide as the narrower box with its margins: a column of
+      // boxes becomes one straight-sided shape, not islands joined by necks.
       QPainterPathStroker band;
-      band.setWidth(std::max(2 * kMargin, 0.5 * std::min(node_rects[i - 1].width(), node_rects[i].width())));
+      band.setWidth(std::min(node_rects[i - 1].width(), node_rects[i].width()) + 2 * kMargin);
       band.setCapStyle(Qt::FlatCap);
       QPainterPath line(node_rects[i - 1].center());
       line.lineTo(node_rects[i].center());

@@ -7,7 +7,7 @@
 namespace nova::ui {
 
 // A fusion group in the model graph view: a dashed outline that follows the group's node boxes (each
-// box with a margin, joined along the group's execution order by bands half as wide as the narrower box), not
+// box with a margin, joined along the group's execution order by bands as wide as the narrower box), not
 // their bounding rectangle, so a group whose bounding box happens to cover another group's nodes does
 // not look as if it held them. Its label ("group 0: conv+epilogue") sits on the first node's top edge;
 // behind nodes, above edges.

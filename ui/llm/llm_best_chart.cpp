@@ -13,7 +13,7 @@ namespace nova::ui {
 
 LlmBestChart::LlmBestChart(QWidget* parent) : QChartView(parent) {
   setRenderHint(QPainter::Antialiasing);
-  setMinimumSize(240, 120);  // small enough that the LLM dock never crowds the timeline it shares
+  setMinimumSize(320, 150);  // low enough that the LLM dock never crowds the timeline it shares
   setPoints({}, std::nullopt, 0, 1, tr("No LLM search yet"));
 }
 
@@ -33,8 +33,14 @@ void LlmBestChart::setPoints(const std::vector<Point>& measured, std::optional<d
   rounds = std::max({rounds, reached, 1});
   measured_ = static_cast<int>(measured.size());
   auto* chart = new QChart;
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->setTitle(measured.empty() ? why_empty : tr("Cold time per call (µs) against round"));
+  // The dock is low: no legend (the title says what the marks are), thin margins, three y ticks.
+  chart->legend()->hide();
+  chart->setMargins(QMargins(2, 2, 2, 2));
+  QFont title = chart->titleFont();
+  title.setPointSizeF(title.pointSizeF() * 0.9);
+  chart->setTitleFont(title);
+  chart->setTitle(measured.empty() ? why_empty
+                                   : tr("Cold µs by round: dots candidates, green best so far, dashed builtin"));
   double top = bar_us.value_or(0);
   auto* points = new QScatterSeries;
   points->setName(tr("candidate"));
@@ -69,11 +75,10 @@ void LlmBestChart::setPoints(const std::vector<Point>& measured, std::optional<d
   else
     x->applyNiceNumbers();
   x->setLabelFormat("%.0f");
-  x->setTitleText(tr("round"));
   auto* y = new QValueAxis;
   y->setRange(0, top > 0 ? top * 1.15 : 1);
-  y->setTitleText(tr("µs"));
-  y->applyNiceNumbers();
+  y->setTickCount(3);
+  y->setLabelFormat("%.3g");
   install_chart(*this, chart, x, y);
 }
 

@@ -77,7 +77,8 @@ LlmPanel::LlmPanel(QWidget* parent) : QWidget(parent), job_(new LlmSearchJob(thi
   text_->setReadOnly(true);
   text_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   text_->setPlaceholderText(tr("The model's answer streams in here as it arrives."));
-  auto* right = new QSplitter(Qt::Vertical, split);
+  // Table and chart side by side: the dock shares the bottom area with the timeline, so it stays low.
+  auto* right = new QSplitter(Qt::Horizontal, split);
   table_ = new QTableWidget(0, 7, right);
   table_->setObjectName("llmCandidates");
   table_->setHorizontalHeaderLabels(
@@ -86,7 +87,7 @@ LlmPanel::LlmPanel(QWidget* parent) : QWidget(parent), job_(new LlmSearchJob(thi
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setMinimumHeight(80);  // two candidate rows stay visible above the chart
+  table_->setMinimumHeight(80);  // two candidate rows stay visible
   auto* chartBox = new QWidget(right);
   auto* chartLayout = new QVBoxLayout(chartBox);
   chartLayout->setContentsMargins(0, 0, 0, 0);
@@ -95,8 +96,10 @@ LlmPanel::LlmPanel(QWidget* parent) : QWidget(parent), job_(new LlmSearchJob(thi
   totals_->setObjectName("llmTotals");
   chartLayout->addWidget(chart_, 1);
   chartLayout->addWidget(totals_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  right->setStretchFactor(0, 1);
+  right->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
 
   connect(cancel_, &QPushButton::clicked, this, &LlmPanel::cancel);
