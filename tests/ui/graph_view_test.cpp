@@ -73,6 +73,42 @@ TEST(GraphLayoutEngine, ExpandedTransformerIsLayeredWithoutOverlaps) {
   expectLayered(layout);
 }
 
+TEST(GroupOutlineItem, FollowsItsNodesSoAnotherGroupInsideItsBoundingBoxIsNotEnclosed) {
+  // Group A runs diagonally (top left, then bottom right); group B's one node sits at the top right,
+  // inside A's bounding box but in neither of A's nodes nor between them.
+  const QRectF a1(0, 0, 100, 30), a2(300, 200, 100, 30), b(300, 0, 100, 30);
+  GroupOutlineItem a({a1, a2}, "group 0: gemm+epilogue");
+  GroupOutlineItem other({b}, "group 1: elementwise");
+  EXPECT_TRUE(a.outline().contains(b));  // the bounding box would have drawn B as nested in A
+  EXPECT_FALSE(a.path().intersects(b));
+  EXPECT_FALSE(a.path().intersects(other.path()));
+  EXPECT_TRUE(a.path().contains(a1) && a.path().contains(a2));
+  EXPECT_TRUE(a.path().contains(QPointF(200, 115)));  // joined along the execution order
+  EXPECT_TRUE(other.path().contains(b));
+}
+
+TEST(GraphView, TheDefaultZoomKeepsTheModelFittedAsTheViewGetsItsSizeUntilTheUserZooms) {
+  GraphView view;
+  view.resize(260, 180);  // as in a window whose docks are not sized yet
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  view.setGraph(make_seed_demo_graph());
+  ASSERT_TRUE(waitForLayout(&view));
+  const double small = view.transform().m11();
+  view.resize(900, 700);
+  QTest::qWait(50);
+  EXPECT_GT(view.transform().m11(), small);
+  const QRectF drawn = view.scene()->itemsBoundingRect();
+  const QRectF seen = view.mapToScene(view.viewport()->rect()).boundingRect();
+  EXPECT_TRUE(seen.contains(drawn.adjusted(10, 10, -10, -10)));
+  // Once the user zooms, a resize leaves the zoom alone.
+  view.zoomBy(1.25);
+  const double chosen = view.transform().m11();
+  view.resize(500, 400);
+  QTest::qWait(50);
+  EXPECT_DOUBLE_EQ(view.transform().m11(), chosen);
+}
+
 TEST(GraphView, SeedDemoGraphSelectionDetailsSourceLinkAndSearch) {
   ModelGraphWidget w;
   w.resize(1100, 650);
@@ -89,7 +125,7 @@ TEST(GraphView, SeedDemoGraphSelectionDetailsSourceLinkAndSearch) {
   ASSERT_EQ(outlines.size(), 1u);
   for (NodeItem* n : w.view()->nodeItems())
     if (n->item().kind == GraphViewModel::Item::Kind::Node)
-      EXPECT_TRUE(outlines[0]->outline().contains(n->sceneBoundingRect().adjusted(4, 4, -4, -4)));
+      EXPECT_TRUE(outlines[0]->path().contains(n->sceneBoundingRect().adjusted(4, 4, -4, -4)));
   // Nothing drawn outside what the view can scroll to.
   EXPECT_TRUE(w.view()->sceneRect().contains(w.view()->scene()->itemsBoundingRect()));
 

@@ -35,6 +35,7 @@
 #include "ui/jobs/job_list_model.h"
 #include "ui/jobs/jobs_panel.h"
 #include "ui/results/results_panel.h"
+#include "ui/results/roofline_chart.h"
 #include "ui/screenshot.h"
 #include "ui/shell/about_dialog.h"
 #include "ui/shell/placeholder_panel.h"
@@ -104,7 +105,7 @@ TEST_F(MainWindowTest, ShowsEveryStageDockWithItsPlaceholder) {
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   QStringList docks = w.dockNames();
-  EXPECT_EQ(docks, (QStringList{"Hot ops", "Kernel editor", "Timeline", "Jobs", "Results", "Warnings"}));
+  EXPECT_EQ(docks, (QStringList{"Hot ops", "Kernel editor", "Timeline", "Jobs", "Results", "Warnings", "LLM"}));
   ASSERT_NE(w.panel("graph"), nullptr);
   EXPECT_TRUE(w.panel("graph")->message().contains("Open a model to begin"));
   EXPECT_TRUE(w.panel("hotops")->message().contains("Profile the model"));
@@ -203,6 +204,11 @@ TEST_F(MainWindowTest, ValidateAndBenchmarkIsStoredByTheSessionAndTheResultsPane
   EXPECT_EQ(w.resultsPanel()->benchmarkVerdictText(),
             "Benchmark: " + QString::fromStdString(benchmark->verdict.sentence));
   EXPECT_FALSE(w.resultsPanel()->speedupText().isEmpty());
+  // The roofline beside the chart: the version and both baselines; this recording timed no copy, so
+  // the memory roof is said to be not measured rather than drawn.
+  EXPECT_EQ(w.resultsPanel()->roofline()->dotCount(), 3);
+  EXPECT_TRUE(w.resultsPanel()->roofline()->title().contains("memory roof not measured"))
+      << w.resultsPanel()->roofline()->title().toStdString();
   // The version tree shows the stored verdict too.
   VersionTreeModel* tree = w.workspace()->versionTree()->model();
   QModelIndex row = tree->indexOfVersion(*version);

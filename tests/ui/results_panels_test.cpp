@@ -17,6 +17,7 @@
 #include "ui/results/benchmark_chart.h"
 #include "ui/results/correctness_table.h"
 #include "ui/results/results_panel.h"
+#include "ui/results/roofline_chart.h"
 
 namespace nova::ui {
 namespace {
@@ -121,6 +122,34 @@ TEST(ResultsPanel, ShowsTheCopyOfTheSameBytesAsTheMemoryFloor) {
                               "full of dirty lines"))
       << p.methodText().toStdString();
   save(p, "results_panel_copy.png");
+}
+
+TEST(RooflineChart, PlacesTheVersionAndBaselinesUnderTheCopysMemoryRoof) {
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  ASSERT_TRUE(f) << "missing fixture layernorm_gelu_g0.copy_reference.h200.json";
+  BenchmarkResult b = nlohmann::json::parse(f).get<BenchmarkResult>();
+  const double flops = 4.0e8;
+  auto bandwidth = RooflineChart::bandwidthOf(b);
+  ASSERT_TRUE(bandwidth);
+  EXPECT_NEAR(*bandwidth / 1e12, 3.65, 0.01);  // 134.2 MB in 36.77 us, as the speedup text says
+  auto dots = RooflineChart::dotsOf(b, flops, 1.0, "v7", true, true);
+  ASSERT_EQ(dots.size(), 3u);
+  EXPECT_EQ(dots[0].label, "v7");
+  EXPECT_TRUE(dots[0].shown);
+  EXPECT_TRUE(dots[1].baseline && dots[2].baseline);
+  for (const auto& d : dots) {
+    EXPECT_NEAR(d.intensity, flops / 134.2e6, 0.01);  // the copy's bytes, not the 1.0 given
+    // Nothing beats the measured memory roof at its intensity by more than the noise.
+    EXPECT_LT(d.flops_per_s, *bandwidth * d.intensity * 1.1) << d.label.toStdString();
+  }
+  RooflineChart chart;
+  chart.resize(600, 420);
+  chart.setDots(dots, bandwidth, "not measured");
+  EXPECT_EQ(chart.dotCount(), 3);
+  EXPECT_EQ(chart.title(), "Roofline (cold) · memory roof = copy reference");
+  chart.clear("Roofline: not measured (no benchmark yet)");
+  EXPECT_EQ(chart.dotCount(), 0);
+  EXPECT_EQ(chart.title(), "Roofline: not measured (no benchmark yet)");
 }
 
 TEST(ResultsPanel, SaysTheColdModeLeftNoDirtyLineToWriteBack) {

@@ -63,6 +63,10 @@ nlohmann::json ScriptedSessions::recordedValidation(bool passed) {
   return j;
 }
 
+nlohmann::json ScriptedSessions::recordedBenchmark(const std::string& fixture) {
+  return read_json(fixtures_dir() / "bench" / fixture);
+}
+
 nlohmann::json ScriptedSessions::recordedBenchmark() {
   return read_json(fixtures_dir() / "bench" / "conv2d_min_add_multiply_g0.h200.json");
 }

@@ -51,6 +51,8 @@ class ScriptedSessions {
   static nlohmann::json recordedIntake(const std::string& model);
   static nlohmann::json recordedValidation(bool passed);
   static nlohmann::json recordedBenchmark();
+  // Another recorded benchmark of tests/fixtures/bench, by file name.
+  static nlohmann::json recordedBenchmark(const std::string& fixture);
   // Blocks like a worker until the call is cancelled (or `limit` passes), then ends as a cancelled
   // worker does.
   static nlohmann::json waitForCancel(const WorkerCall& call, std::chrono::milliseconds limit);

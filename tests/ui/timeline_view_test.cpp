@@ -65,6 +65,28 @@ TEST_F(TimelineViewTest, PaintsRowsAndSavesAScreenshot) {
   EXPECT_NE(shot.pixelColor(c), view_.palette().alternateBase().color());
 }
 
+TEST_F(TimelineViewTest, DrawsTheIterationBoundariesInView) {
+  ASSERT_EQ(f_.trace->iterations.size(), 3u);
+  view_.setIterations(f_.trace->iterations);
+  view_.setRange(static_cast<double>(f_.trace->begin_ns()), static_cast<double>(f_.trace->end_ns()));
+  QImage shot = view_.grab().toImage();
+  // The second and third iterations start inside the trace's span (the first one's mark precedes its
+  // first kernel, at the span's edge).
+  EXPECT_GE(view_.lastPaintedIterations(), 2);
+  EXPECT_LE(view_.lastPaintedIterations(), 3);
+  // The boundary is drawn: the pixel under the second iteration's mark, in the rows, is the line's.
+  const double at = static_cast<double>(f_.trace->iterations[1].first);
+  bool line = false;
+  for (int y = 24 + 20; y < 24 + 40 && !line; ++y) line = shot.pixelColor(view_.xOf(at), y) == QColor(0x60, 0x60, 0x60);
+  EXPECT_TRUE(line);
+  ASSERT_TRUE(shot.save(QString::fromStdString((nova::test::test_output_dir() / "timeline_iterations.png").string())));
+  // Zoomed inside one iteration's kernels, no boundary is in view.
+  const auto& first = f_.model->rows()[1].items[1];
+  view_.setRange(static_cast<double>(first.start), static_cast<double>(first.end()));
+  view_.grab();
+  EXPECT_EQ(view_.lastPaintedIterations(), 0);
+}
+
 TEST_F(TimelineViewTest, KeysAndWheelZoomAndPan) {
   double span = view_.rangeEnd() - view_.rangeStart();
   QTest::keyClick(&view_, Qt::Key_W);

@@ -39,13 +39,13 @@ std::vector<NodeItem*> GraphSceneBuilder::build(QGraphicsScene& scene, const Gra
     scene.addItem(new EdgeItem(layout.edges[i], static_cast<int>(edges[i].tensors.size()), tip));
   }
   for (const auto& g : model.groups()) {
-    QRectF bounds;
+    std::vector<QRectF> boxes;
     for (int index : g.items)
       if (index < static_cast<int>(nodes.size()))
-        bounds = bounds.united(nodes[index]->mapRectToScene(
+        boxes.push_back(nodes[index]->mapRectToScene(
             QRectF(-layout.nodes[index].width / 2, -layout.nodes[index].height / 2, layout.nodes[index].width,
                    layout.nodes[index].height)));
-    if (!bounds.isNull()) scene.addItem(new GroupOutlineItem(bounds, QString::fromStdString(g.label)));
+    if (!boxes.empty()) scene.addItem(new GroupOutlineItem(boxes, QString::fromStdString(g.label)));
   }
   // Room around the drawing so outlines at the border are not clipped.
   scene.setSceneRect(scene.itemsBoundingRect().adjusted(-30, -30, 30, 30));

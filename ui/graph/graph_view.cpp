@@ -118,6 +118,7 @@ void GraphView::showLayout(const GraphLayout& layout) {
     pending_focus_.reset();
   } else if (fit_after_layout_) {
     showOverview();
+    auto_fitted_ = true;
   }
   fit_after_layout_ = false;
   emit layoutReady();
@@ -180,11 +181,15 @@ void GraphView::updateLegend() {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  // The first layout is often fitted before the window has its final geometry (docks are sized
+  // after it shows): keep the whole model in view until the user zooms or moves to a node.
+  if (auto_fitted_) showOverview();
   updateLegend();
 }
 
 void GraphView::centerOnNode(int id) {
   if (!model_) return;
+  auto_fitted_ = false;
   int index = model_->item_of_node(id);
   if (index < 0 || index >= static_cast<int>(node_items_.size())) return;
   // Zoom in to reading size when the whole graph is on screen.
@@ -280,6 +285,7 @@ void GraphView::showOverview() {
 }
 
 void GraphView::zoomBy(double factor) {
+  auto_fitted_ = false;
   double s = transform().m11() * factor;
   if (s < kMinScale) factor = kMinScale / transform().m11();
   if (s > kMaxScale) factor = kMaxScale / transform().m11();
@@ -363,6 +369,11 @@ void GraphView::contextMenuEvent(QContextMenuEvent* event) {
                      [this, scope] { expandScope(scope); });
     } else if (it.kind == GraphViewModel::Item::Kind::Node) {
       scope = graph_->node(it.node_id)->scope;
+      if (const FusionGroup* g = graph_->group_of(it.node_id)) {
+        const int group = g->id;
+        menu.addAction(QString("Send group %1 to LLM").arg(group), this, [this, group] { emit sendToLlm(group); });
+        menu.addSeparator();
+      }
       if (!scope.empty())
         menu.addAction(QString("Collapse %1").arg(QString::fromStdString(scope)),
                        [this, scope] { collapseScope(scope); });

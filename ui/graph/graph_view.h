@@ -65,6 +65,8 @@ class GraphView : public QGraphicsView {
   void selectionCleared();
   void layoutReady();
   void matchChanged(int current, int total);
+  // "Send group N to LLM" from a node's context menu: the LLM search on its fusion group.
+  void sendToLlm(int group);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -95,6 +97,8 @@ class GraphView : public QGraphicsView {
   std::optional<int> selected_node_;
   std::optional<int> pending_focus_;
   bool fit_after_layout_ = true;
+  // The view shows the overview it chose itself (nobody zoomed or centred since): a resize fits again.
+  bool auto_fitted_ = false;
   int generation_ = 0;
   int pending_generation_ = 0;
   QPointer<QThread> worker_;

@@ -39,6 +39,7 @@ ModelGraphWidget::ModelGraphWidget(QWidget* parent)
   split->addWidget(details_);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
+  split->setSizes({4000, 240});  // the graph takes the room; the details start at their narrowest
   split->setCollapsible(0, false);
   // Long strides and source lines wrap instead of taking the graph's room.
   details_->setMinimumWidth(240);

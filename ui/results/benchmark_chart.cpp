@@ -9,6 +9,7 @@
 #include <QPen>
 #include <QValueAxis>
 
+#include "ui/results/chart_install.h"
 namespace nova::ui {
 QString BenchmarkChart::modeLabel(const std::string& mode) {
   if (mode == "cold") return tr("GPU time, L2 flushed");
@@ -98,15 +99,7 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
   y->setTitleText("us");
   y->setLabelFormat("%.0f");
   y->applyNiceNumbers();
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (auto* s : chart->series()) {
-    s->attachAxis(x);
-    s->attachAxis(y);
-  }
-  QChart* old = this->chart();
-  setChart(chart);
-  delete old;
+  install_chart(*this, chart, x, y);
 }
 
 }  // namespace nova::ui

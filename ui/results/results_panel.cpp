@@ -7,6 +7,7 @@
 #include "core/session/project_evidence.h"
 #include "ui/results/benchmark_chart.h"
 #include "ui/results/correctness_table.h"
+#include "ui/results/roofline_chart.h"
 
 namespace nova::ui {
 ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
@@ -31,7 +32,12 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Vertical);
   split->setChildrenCollapsible(false);  // a divider never hides a panel
   split->addWidget(table_);
-  split->addWidget(chart_);
+  roofline_ = new RooflineChart;
+  auto* charts = new QSplitter(Qt::Horizontal);
+  charts->setChildrenCollapsible(false);
+  charts->addWidget(chart_);
+  charts->addWidget(roofline_);
+  split->addWidget(charts);
   split->setSizes({300, 420});
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(verdict_);
@@ -52,6 +58,7 @@ void ResultsPanel::clear(const QString& message) {
   environment_->clear();
   table_->setResult(ValidationResult{});
   chart_->clear();
+  roofline_->clear(tr("Roofline: not measured (no benchmark yet)"));
 }
 
 void ResultsPanel::showStored(const ProjectStore& store, qint64 version) {
@@ -68,6 +75,11 @@ void ResultsPanel::showStored(const ProjectStore& store, qint64 version) {
   version_ = version;
   if (validation) setValidation(*validation);
   if (benchmark) setBenchmark(*benchmark);
+  try {
+    roofline_->showStored(store, version);
+  } catch (const std::exception& e) {
+    roofline_->clear(tr("Roofline: the group's results cannot be read: %1").arg(e.what()));
+  }
 }
 
 QString ResultsPanel::verdictText() const { return verdict_->text(); }

@@ -1,7 +1,8 @@
 #pragma once
 // The studio's results panel for one candidate version: the verdict and flags, the correctness table
 // and the benchmark chart, the benchmark's verdict against eager (ships or declined, with its
-// sentence), the speedups written out in words and the environment and method the numbers were
+// sentence), a roofline of the group's versions and baselines beside the chart (RooflineChart), the
+// speedups written out in words and the environment and method the numbers were
 // measured with. It shows what the project holds: showStored() reads the version's latest results
 // back (ProjectEvidence), as the session's jobs stored them.
 #include <QWidget>
@@ -21,6 +22,7 @@ namespace nova::ui {
 
 class BenchmarkChart;
 class CorrectnessTable;
+class RooflineChart;
 
 class ResultsPanel : public QWidget {
   Q_OBJECT
@@ -39,6 +41,7 @@ class ResultsPanel : public QWidget {
   QString methodText() const;  // where, how many calls, how the cold mode flushed the L2
   CorrectnessTable* table() const { return table_; }
   BenchmarkChart* chart() const { return chart_; }
+  RooflineChart* roofline() const { return roofline_; }
   // "3.21x faster than PyTorch eager (GPU, L2 flushed)": one sentence per baseline and mode.
   static QString describeSpeedups(const BenchmarkResult& result);
 
@@ -50,6 +53,7 @@ class ResultsPanel : public QWidget {
   QLabel* environment_;
   CorrectnessTable* table_;
   BenchmarkChart* chart_;
+  RooflineChart* roofline_;
   std::optional<qint64> version_;
 };
 

@@ -15,9 +15,13 @@
 #include <utility>
 
 #include "core/env/resource_paths.h"
+#include "core/session/stored_generation.h"
 #include "ui/export/export_action.h"
+#include "ui/graph/graph_view.h"
 #include "ui/graph/model_graph_widget.h"
 #include "ui/jobs/jobs_panel.h"
+#include "ui/llm/api_key_source.h"
+#include "ui/llm/llm_panel.h"
 #include "ui/results/results_panel.h"
 #include "ui/shell/about_dialog.h"
 #include "ui/shell/placeholder_panel.h"
@@ -31,6 +35,7 @@
 #include "ui/shell/warnings_panel.h"
 #include "ui/trace/profile_panel.h"
 #include "ui/versions/kernel_workspace.h"
+#include "ui/versions/version_tree_model.h"
 #include "ui/versions/version_tree_view.h"
 
 namespace nova::ui {
@@ -78,6 +83,8 @@ void MainWindow::buildDocks() {
   connect(warningsPanel_, &WarningsPanel::countChanged, this, [this](int n) {
     docks_->dock("warnings")->setWindowTitle(n > 0 ? tr("Warnings (%1)").arg(n) : tr("Warnings"));
   });
+  llmPanel_ = new LlmPanel(this);
+  docks_->dock("llm")->setWidget(llmPanel_);
   profilePanel_ = new ProfilePanel(this);  // in the timeline and hot-op docks once a profile exists
   profilePanel_->hide();
   traceDocks_ = new TraceDocks(*docks_, *profilePanel_, this);
@@ -89,6 +96,29 @@ void MainWindow::connectSession() {
   connect(graphWidget_, &ModelGraphWidget::openSourceRequested, this, &MainWindow::showSource);
   connect(profilePanel_, &ProfilePanel::nodeSelected, graphWidget_, &ModelGraphWidget::selectNode);
   connect(profilePanel_, &ProfilePanel::sendToGenerator, this, &MainWindow::sendToGenerator);
+  connect(profilePanel_, &ProfilePanel::sendToLlm, this, [this](const QList<int>& ids, bool groups) {
+    if (ids.isEmpty()) return;
+    int group = ids.front();
+    if (!groups) {
+      const FusionGroup* g = graph() ? graph()->group_of(group) : nullptr;
+      if (!g) {
+        llmPanel_->showProblem(tr("Node %1 belongs to no fusion group: nothing to send to the LLM.").arg(group));
+        docks_->dock("llm")->raise();
+        return;
+      }
+      group = g->id;
+    }
+    sendToLlm(group);
+  });
+  connect(graphWidget_->view(), &GraphView::sendToLlm, this, &MainWindow::sendToLlm);
+  connect(studio_, &StudioSession::jobChanged, llmPanel_, &LlmPanel::jobChanged);
+  connect(llmPanel_, &LlmPanel::versionsStored, this, [this] {
+    if (workspace_) workspace_->versionTree()->refresh();
+  });
+  connect(llmPanel_, &LlmPanel::searchEnded, this, [this](const QString&, const QString& message) {
+    if (workspace_) workspace_->versionTree()->refresh();
+    statusBar()->showMessage(message, 30000);
+  });
   connect(studio_, &StudioSession::closing, this, &MainWindow::closeProject);
   connect(studio_, &StudioSession::opened, this, &MainWindow::showProject);
   connect(studio_, &StudioSession::jobChanged, jobsPanel_, &JobsPanel::apply);
@@ -190,6 +220,7 @@ bool MainWindow::openModel(const QString& path) {
 }
 
 void MainWindow::closeProject() {
+  llmPanel_->detach();
   if (workspace_) docks_->dock("editor")->setWidget(docks_->placeholder("editor"));
   delete std::exchange(workspace_, nullptr);
   jobsPanel_->setQueue(nullptr);
@@ -207,6 +238,12 @@ void MainWindow::showProject() {
   workspace_ = new KernelWorkspace(*project(), docks_->dock("editor"));
   docks_->dock("editor")->setWidget(workspace_);
   connect(workspace_->versionTree(), &VersionTreeView::validateRequested, this, &MainWindow::validateVersion);
+  connect(workspace_->versionTree(), &VersionTreeView::sendToLlmRequested, this, [this](qint64 id) {
+    const CandidateVersion* v = workspace_->versionTree()->model()->version(id);
+    if (!v) return;
+    for (const auto& g : stored_groups(*project()))
+      if (g.record_id == v->group_id) sendToLlm(g.group.id);
+  });
   connect(workspace_, &KernelWorkspace::versionShown, this,
           [this](qint64 id) { resultsPanel_->showStored(*project(), id); });
   jobsPanel_->setQueue(&studio_->session()->jobs());
@@ -271,6 +308,36 @@ void MainWindow::sendToGenerator(const QList<int>& ids, bool groups) {
     if (const FusionGroup* g = graph()->group_of(group)) group = g->id;
   statusBar()->showMessage(workspace_->openGroup(group), 15000);
   docks_->dock("editor")->raise();
+}
+
+bool MainWindow::sendToLlm(int group) {
+  docks_->dock("llm")->show();
+  docks_->dock("llm")->raise();
+  if (!studio_->session()) {
+    llmPanel_->showProblem(tr("Open a model first: the LLM search runs on one of its fusion groups."));
+    return false;
+  }
+  const auto& providers = settings_.llm_providers;
+  if (providers.empty()) {
+    llmPanel_->showProblem(tr("No LLM provider is set up: add one in Tools > Settings… (base URL, model, key "
+                              "variable); the key itself goes in that variable or the system keychain."));
+    return false;
+  }
+  LlmProvider provider = providers.front();
+  if (!settings_.llm_default_provider.empty()) {
+    try {
+      provider = find_llm_provider(providers, settings_.llm_default_provider);
+    } catch (const std::exception& e) {
+      llmPanel_->showProblem(tr("The default LLM provider: %1").arg(e.what()));
+      return false;
+    }
+  }
+  const ApiKeySource::Found key = ApiKeySource::find(provider);
+  if (!key.error.isEmpty()) {
+    llmPanel_->showProblem(key.error);
+    return false;
+  }
+  return llmPanel_->start(*studio_->session(), provider, key.key.toStdString(), group, studio_->gpuMissing());
 }
 
 void MainWindow::showSource(const QString& file, int line) {

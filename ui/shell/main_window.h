@@ -1,6 +1,6 @@
 #pragma once
 // The studio's main window: the model graph in the centre and one dock per workflow stage
-// (timeline, hot ops, editor, jobs, results), the File menu with recent models and Export package…
+// (timeline, hot ops, editor, jobs, results, warnings, the LLM search), the File menu with recent models and Export package…
 // (the Export wizard), settings and the About box.
 #include <QMainWindow>
 
@@ -18,6 +18,7 @@ namespace nova::ui {
 class PlaceholderPanel;
 class ModelGraphWidget;
 class KernelWorkspace;
+class LlmPanel;
 class JobsPanel;
 class ResultsPanel;
 class ProfilePanel;
@@ -51,6 +52,7 @@ class MainWindow : public QMainWindow {
   ResultsPanel* resultsPanel() const { return resultsPanel_; }
   ProfilePanel* profilePanel() const { return profilePanel_; }
   WarningsPanel* warningsPanel() const { return warningsPanel_; }
+  LlmPanel* llmPanel() const { return llmPanel_; }
   QAction* profileAction() const { return profileAction_; }
   const ModelGraph* graph() const;
 
@@ -69,6 +71,10 @@ class MainWindow : public QMainWindow {
   void profileModel();
   // "Send to generator" from the hot-op table: opens the group's candidate in the editor.
   void sendToGenerator(const QList<int>& ids, bool groups);
+  // "Send to LLM": the LLM search on fusion group `group` (graph id) as a job, shown in the LLM dock,
+  // with the settings' default provider and its key (environment variable, else the system keychain).
+  // False, with the reason in the LLM dock, when it cannot start.
+  bool sendToLlm(int group);
 
  signals:
   void modelOpened(const QString& path);
@@ -112,6 +118,7 @@ class MainWindow : public QMainWindow {
   ProfilePanel* profilePanel_ = nullptr;
   TraceDocks* traceDocks_ = nullptr;
   WarningsPanel* warningsPanel_ = nullptr;
+  LlmPanel* llmPanel_ = nullptr;
   QAction* profileAction_ = nullptr;
   StudioSession* studio_ = nullptr;
 };

@@ -12,11 +12,11 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
-#include <QStandardItemModel>
 #include <QThread>
 
 #include "core/doctor/doctor_report.h"
 #include "core/env/resource_paths.h"
+#include "ui/llm/llm_provider_form.h"
 
 namespace nova::ui {
 
@@ -47,13 +47,6 @@ SettingsDialog::SettingsDialog(const Settings& settings, QWidget* parent) : QDia
   tkRow->addWidget(browseTk);
   form->addRow(tr("CUDA toolkit:"), tkRow);
 
-  generator_ = new QComboBox(this);
-  generator_->addItem(tr("Builtin fusion generator (offline)"), "builtin");
-  generator_->addItem(tr("LLM generator (not available in this version)"), "llm");
-  // The LLM generator is not built yet: show it, but do not let anyone pick it.
-  if (auto* model = qobject_cast<QStandardItemModel*>(generator_->model())) model->item(1)->setEnabled(false);
-  form->addRow(tr("Default generator:"), generator_);
-
   copyReference_ = new QCheckBox(tr("Time a copy of the group's bytes alongside (the memory floor)"), this);
   copyReference_->setObjectName("copyReference");
   copyReference_->setChecked(settings.bench_copy_reference);
@@ -64,6 +57,10 @@ SettingsDialog::SettingsDialog(const Settings& settings, QWidget* parent) : QDia
   l2Flush_->addItem(tr("Dirty: 256 MB written only (the call writes the flush's lines back)"), "dirty");
   l2Flush_->setCurrentIndex(std::max(0, l2Flush_->findData(QString::fromStdString(settings.bench_l2_flush))));
   form->addRow(tr("Cold-mode L2 flush:"), l2Flush_);
+
+  llm_ = new LlmProviderForm(settings.llm_providers, settings.llm_default_provider, this);
+  llm_->setObjectName("llmProviderForm");
+  form->addRow(llm_);
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   auto* layout = new QVBoxLayout(this);
@@ -92,7 +89,8 @@ Settings SettingsDialog::settings() const {
   Settings s = base_;
   s.python = python_->text().trimmed().toStdString();
   s.cuda_toolkit = toolkit_->text().trimmed().toStdString();
-  s.default_generator = generator_->currentData().toString().toStdString();
+  s.llm_providers = llm_->providers();
+  s.llm_default_provider = llm_->defaultProvider();
   s.bench_copy_reference = copyReference_->isChecked();
   s.bench_l2_flush = l2Flush_->currentData().toString().toStdString();
   return s;

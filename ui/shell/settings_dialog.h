@@ -1,6 +1,6 @@
 #pragma once
-// Edits nova::Settings (the worker's Python interpreter, the CUDA toolkit, the default
-// generator, how benchmarks run) and can check the interpreter in the background before saving.
+// Edits nova::Settings (the worker's Python interpreter, the CUDA toolkit, how benchmarks run, the LLM
+// providers) and can check the interpreter in the background before saving.
 #include <QDialog>
 
 #include "core/env/settings.h"
@@ -12,6 +12,8 @@ class QLabel;
 class QPushButton;
 
 namespace nova::ui {
+
+class LlmProviderForm;
 
 class SettingsDialog : public QDialog {
   Q_OBJECT
@@ -29,7 +31,7 @@ class SettingsDialog : public QDialog {
   Settings base_;
   QLineEdit* python_;
   QLineEdit* toolkit_;
-  QComboBox* generator_;
+  LlmProviderForm* llm_;
   QCheckBox* copyReference_;
   QComboBox* l2Flush_;
   QLabel* pythonStatus_;

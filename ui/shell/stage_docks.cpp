@@ -26,6 +26,8 @@ StageDocks::StageDocks(QMainWindow* window) : QObject(window) {
        Qt::RightDockWidgetArea},
       {"warnings", tr("Warnings"), tr("Intake's warnings about the open model are listed here."),
        Qt::BottomDockWidgetArea},
+      {"llm", tr("LLM"), tr("Send a fusion group, a hot op or a version to the LLM to see its search here."),
+       Qt::BottomDockWidgetArea},
   };
   QMap<Qt::DockWidgetArea, QDockWidget*> first;
   for (const auto& s : specs) {

@@ -8,6 +8,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -60,6 +61,15 @@ HotOpView::HotOpView(QWidget* parent)
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(by_, &QComboBox::currentIndexChanged, this, [this] { rerank(); });
   connect(send_, &QPushButton::clicked, this, &HotOpView::sendSelection);
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QTableView::customContextMenuRequested, this, [this](const QPoint& pos) {
+    const QList<int> ids = selectedIds();
+    if (ids.isEmpty()) return;
+    QMenu menu(this);
+    menu.addAction(tr("Send to generator"), this, &HotOpView::sendSelection);
+    menu.addAction(tr("Send to LLM"), this, [this, ids] { emit sendToLlm(ids, by_->currentIndex() == 1); });
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+  });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     QList<int> ids = selectedIds();
     send_->setEnabled(!ids.isEmpty() && !(ids.size() == 1 && ids[0] < 0));

@@ -1,6 +1,7 @@
 #pragma once
 // The studio's hot-op panel: the ranked table (sortable, filterable by name), a choice of ranking
-// nodes or fusion groups, and "Send to generator" for the selected rows. Selecting a row emits
+// nodes or fusion groups, and "Send to generator" for the selected rows (its context menu also has
+// "Send to LLM": the LLM search on the row's fusion group). Selecting a row emits
 // nodeSelected() so the timeline and the graph view follow; selectNode() follows them back.
 #include <QList>
 #include <QWidget>
@@ -41,6 +42,7 @@ class HotOpView : public QWidget {
 
  signals:
   void sendToGenerator(const QList<int>& group_or_node_ids, bool groups);
+  void sendToLlm(const QList<int>& group_or_node_ids, bool groups);
   void nodeSelected(int node);
 
  private:

@@ -54,6 +54,7 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     emit nodeSelected(node);
   });
   connect(hot_, &HotOpView::sendToGenerator, this, &ProfilePanel::sendToGenerator);
+  connect(hot_, &HotOpView::sendToLlm, this, &ProfilePanel::sendToLlm);
 }
 
 void ProfilePanel::setProfile(std::shared_ptr<const Trace> trace, const AttributionResult& attribution,
@@ -64,6 +65,7 @@ void ProfilePanel::setProfile(std::shared_ptr<const Trace> trace, const Attribut
                  .arg(attribution.total_gpu_ns / 1e3, 0, 'f', 1)
                  .arg(attribution.attributed_fraction * 100, 0, 'f', 1);
   if (trace->stats.dropped_records) summary_ += tr(", %1 records dropped").arg(trace->stats.dropped_records);
+  timeline_->setIterations(trace->iterations);
   timeline_->setModel(std::make_shared<TimelineModel>(std::move(trace), attribution, graph));
   hot_->setAttribution(attribution);
   updateStatus();

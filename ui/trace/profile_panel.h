@@ -50,6 +50,7 @@ class ProfilePanel : public QWidget {
  signals:
   void nodeSelected(int node);
   void sendToGenerator(const QList<int>& group_or_node_ids, bool groups);
+  void sendToLlm(const QList<int>& group_or_node_ids, bool groups);
 
  private:
   void updateStatus();

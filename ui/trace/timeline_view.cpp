@@ -58,6 +58,11 @@ void TimelineView::setModel(std::shared_ptr<const TimelineModel> model) {
   fitAll();
 }
 
+void TimelineView::setIterations(std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations) {
+  iterations_ = std::move(iterations);
+  update();
+}
+
 int TimelineView::plotWidth() const { return std::max(1, width() - kLabelWidth); }
 
 void TimelineView::setRange(double t0, double t1) {
@@ -304,6 +309,28 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.fillRect(box, QColor(0x30, 0x70, 0xd0));
     p.setPen(Qt::white);
     p.drawText(box, Qt::AlignCenter, d);
+  }
+
+  // Iteration boundaries: a dashed line across the rows, the iteration's number under the rows.
+  painted_iterations_ = 0;
+  int last_label_x = -1000;
+  // The numbers go under the last row (over the rows where they would not fit), clear of the kernels.
+  const int label_y = std::min(kAxisHeight + static_cast<int>(rows.size()) * kRowHeight + 2, height() - fm.height());
+  for (auto [t, index] : iterations_) {
+    const double at = static_cast<double>(t);
+    if (at < t0_ || at > t1_) continue;
+    const int x = xOf(at);
+    p.setPen(QPen(QColor(0x60, 0x60, 0x60), 1, Qt::DashLine));
+    p.drawLine(x, kAxisHeight, x, height());
+    const QString label = tr("iter %1").arg(index);
+    if (x - last_label_x > fm.horizontalAdvance(label) + 10) {  // labels never overlap
+      const QRect box(x + 2, label_y, fm.horizontalAdvance(label) + 6, fm.height());
+      p.fillRect(box, QColor(255, 255, 255, 210));
+      p.setPen(QColor(0x40, 0x40, 0x40));
+      p.drawText(box, Qt::AlignCenter, label);
+      last_label_x = x;
+    }
+    ++painted_iterations_;
   }
 
   // Row labels last, over anything that strayed.

@@ -6,7 +6,8 @@
 // kernelClicked(node); selectNode() highlights a node's kernels and brings the first into view.
 // Level of detail: each row is drawn from TimelineModel::reduce_per_pixel(), so no more than one
 // item per pixel is ever drawn; the per-row geometry is cached per (range, width), and rectangles are
-// batched by colour.
+// batched by colour. Iteration boundaries (the profiler's iteration marks) are dashed lines across
+// the rows, numbered under them.
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,10 @@ class TimelineView : public QWidget {
   explicit TimelineView(QWidget* parent = nullptr);
 
   void setModel(std::shared_ptr<const TimelineModel> model);
+  // Where each profiled iteration began: (trace time in ns, iteration index), as Trace::iterations.
+  void setIterations(std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations);
+  // The boundaries inside the visible range the last paint drew.
+  int lastPaintedIterations() const { return painted_iterations_; }
   // The keys and the colours' meaning, shown on `?` (and named in the axis corner).
   static QString helpText();
   const TimelineModel* model() const { return model_.get(); }
@@ -75,6 +80,8 @@ class TimelineView : public QWidget {
   bool event(QEvent*) override;
 
  private:
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations_;
+  int painted_iterations_ = 0;
   struct RowCache {
     std::vector<PixelItem> items;
   };

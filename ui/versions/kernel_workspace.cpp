@@ -35,6 +35,7 @@ KernelWorkspace::KernelWorkspace(ProjectStore& store, QWidget* parent)
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 3);
   split->setSizes({220, 660});
+  tree_->setMinimumHeight(120);  // a few versions stay visible when the dock is short
   split->setChildrenCollapsible(false);
   layout->addWidget(split, 1);
   status_ = new QLabel(this);

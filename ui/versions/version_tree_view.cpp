@@ -1,9 +1,11 @@
 #include "ui/versions/version_tree_view.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMenu>
 #include <QMetaMethod>
 #include <QPushButton>
 #include <QTreeView>
@@ -49,6 +51,18 @@ VersionTreeView::VersionTreeView(ProjectStore& store, QWidget* parent)
   connect(export_, &QPushButton::clicked, this, &VersionTreeView::chooseSelectedForExport);
   connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           &VersionTreeView::updateButtons);
+  tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(tree_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& pos) {
+    auto id = model_->versionId(tree_->indexAt(pos));
+    if (!id) return;
+    selectVersions({*id});
+    const CandidateVersion* v = model_->version(*id);
+    QMenu menu(this);
+    QAction* parentDiff = menu.addAction("Diff against parent", this, &VersionTreeView::diffAgainstParent);
+    parentDiff->setEnabled(v && v->parent_id);
+    menu.addAction("Send to LLM (search on its group)", this, [this, id] { emit sendToLlmRequested(*id); });
+    menu.exec(tree_->viewport()->mapToGlobal(pos));
+  });
   connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& index) {
     if (auto id = model_->versionId(index)) emit versionActivated(*id);
   });
@@ -134,6 +148,20 @@ void VersionTreeView::diffSelected() {
     return;
   }
   emit diffRequested(ids[0], ids[1]);  // older on the left
+}
+
+void VersionTreeView::diffAgainstParent() {
+  QList<qint64> ids = selectedVersions();
+  const CandidateVersion* v = ids.size() == 1 ? model_->version(ids[0]) : nullptr;
+  if (!v) {
+    setMessage("Select one version to compare it with its parent.");
+    return;
+  }
+  if (!v->parent_id) {
+    setMessage(QString("v%1 has no parent version: it was written from the group itself.").arg(v->id));
+    return;
+  }
+  emit diffRequested(*v->parent_id, v->id);
 }
 
 void VersionTreeView::validateSelected() {

@@ -3,7 +3,8 @@
 // with "Diff selected" (two versions), "Validate & benchmark" (emitted for the jobs system to run;
 // disabled with the reason on a machine without a GPU) and "Choose for export" (written to the
 // project store; only for a version that passed validation and is faster than eager beyond the
-// noise, not declined or a tie).
+// noise, not declined or a tie). Its context menu adds "Diff against parent" (an LLM candidate or a
+// user edit against the version it was derived from) and "Send to LLM" (the search on its group).
 #include <QWidget>
 
 #include <optional>
@@ -34,6 +35,8 @@ class VersionTreeView : public QWidget {
   QTreeView* tree() const { return tree_; }
 
   void diffSelected();
+  // The selected version against the version it was derived from (older on the left).
+  void diffAgainstParent();
   void validateSelected();
   void chooseSelectedForExport();
   // Why validation cannot run here (no GPU); empty when it can.
@@ -47,6 +50,7 @@ class VersionTreeView : public QWidget {
   void versionActivated(qint64 id);
   void diffRequested(qint64 left, qint64 right);
   void validateRequested(qint64 id);
+  void sendToLlmRequested(qint64 id);
 
  private:
   void updateButtons();
