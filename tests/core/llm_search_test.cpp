@@ -6,18 +6,22 @@
 // NVRTC for real, and a worker runner answers validation and benchmarks as the H200 harness does for
 // such kernels (recorded results, the candidate's times scaled). The search must end with the faster
 // kernel selected by the engine's policy and every attempt accounted for; it stops early, keeps its
-// budgets, stops on a refused key, and resumes after a restart.
+// budgets, stops on a refused key, and resumes after a restart. The LLM's code is evaluated in the sandbox
+// (the builtin bar is not); where the sandbox cannot start it is refused before anything is asked, unless
+// the project allows unsandboxed runs, whose results (and nova status) then say sandboxed: false.
 #include "core/llm/llm_search.h"
 
 #include <fstream>
 #include <mutex>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/env/resource_paths.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/llm/llm_search_store.h"
 #include "core/sandbox/sandbox_probe.h"
+#include "core/worker/child_process.h"
 #include "core/sandbox/sandbox_refused.h"
 #include "core/sandbox/unsandboxed_consent.h"
 #include "core/session/project_evidence.h"
@@ -348,6 +352,14 @@ TEST_F(LlmSearchFixture, WhereTheSandboxCannotStartLlmCodeIsRefusedUnlessTheProj
   auto validation = ProjectEvidence::latest_validation(session->store(), *r.candidates[0].version_id);
   ASSERT_TRUE(validation);
   EXPECT_EQ(validation->environment.value("sandboxed", json()), false);
+  // nova status says which LLM versions ran unsandboxed.
+  ProcessResult status = ChildProcess::run({test::nova_binary().string(), "status", model.string(), "--project",
+                                            (dir / "project").string()},
+                                           ChildProcess::minimal_env(), std::chrono::seconds(120));
+  EXPECT_EQ(status.status.code, 0) << status.err;
+  EXPECT_NE(status.out.find(fmt::format("sandboxed: false for the LLM-written v{}", *r.candidates[0].version_id)),
+            std::string::npos)
+      << status.out;
 
   // The engine itself refuses an LLM version without the consent, whoever asks (nova validate --version).
   UnsandboxedConsent::set(dir / "project", false);
