@@ -3,7 +3,8 @@
 // for; and, where the sandbox starts, a worker run through ChildProcessWorkerRunner with a WorkerCall's
 // sandbox cannot reach a loopback server the test listens on, cannot write outside its private work
 // folder (the project folder, $HOME), sees no provider key in its environment (nor does bwrap's own
-// process), and still speaks the worker protocol: the real nova_worker answers `ping` through it. The
+// process), is ended by the watchdog past its budget with nothing left running, and still speaks the
+// worker protocol: the real nova_worker answers `ping` through it. The
 // same escape attempts succeed unsandboxed, so each check can fail. The sandboxed tests skip, with the
 // probe's reason, only where the host kernel or container refuses the sandbox.
 #include <arpa/inet.h>
@@ -13,11 +14,14 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "core/env/settings.h"
 #include "core/jobs/child_process_worker_runner.h"
+#include "core/jobs/worker_run_error.h"
 #include "core/sandbox/bwrap_command.h"
 #include "core/sandbox/sandbox_probe.h"
 #include "support/test_paths.h"
@@ -116,7 +120,7 @@ class SandboxedWorker : public ::testing::Test {
     fs::create_directories(pkg);
     std::ofstream(pkg / "__init__.py") << "";
     // Tries what LLM-written code must not do, and reports each outcome.
-    std::ofstream(pkg / "__main__.py") << R"(import os, socket, sys
+    std::ofstream(pkg / "__main__.py") << R"(import os, socket, sys, time
 from nova_worker import server
 
 def attempt(fn):
@@ -144,7 +148,12 @@ def escape(args, progress):
     out["home"] = os.environ.get("HOME", "")
     return out
 
-sys.exit(server.main(commands={"escape": escape}, preload_imports=lambda: None))
+def stall(args, progress):
+    progress("stalling")
+    time.sleep(120)  # never checks for a cancel: only ending the process stops it
+    return {}
+
+sys.exit(server.main(commands={"escape": escape, "stall": stall}, preload_imports=lambda: None))
 )";
     runner_ = std::make_unique<ChildProcessWorkerRunner>(Settings{}.resolved_python(), dir_ / "work");
     runner_->add_python_path(dir_);
@@ -193,6 +202,31 @@ TEST_F(SandboxedWorker, CannotReachTheNetworkNorWriteOutsideItsWorkFolderNorSeeT
   const fs::path work = r["work_dir"].get<std::string>();
   EXPECT_EQ(work.parent_path(), dir_ / "work");
   EXPECT_FALSE(fs::exists(work));
+}
+
+// The watchdog reaches into the sandbox: a worker past its budget that ignores the cancel is ended with
+// bwrap (--die-with-parent), and nothing of it is left running.
+TEST_F(SandboxedWorker, TheWatchdogEndsAWorkerInsideTheSandbox) {
+  if (!status_.available) GTEST_SKIP() << "the sandbox cannot start here: " << status_.reason;
+  WorkerCall call;
+  call.sandbox = SandboxSpec{"bwrap"};
+  call.budget = std::chrono::seconds(2);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    runner_->run("stall", json::object(), call);
+    ADD_FAILURE() << "the stalled worker answered";
+  } catch (const WorkerRunError& e) {
+    EXPECT_EQ(e.kind(), WorkerRunError::Kind::TimedOut) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+  // No process whose HOME is one of this runner's sandbox folders survives (bwrap's or the worker's).
+  const std::string marker = "HOME=" + (dir_ / "work" / "sandbox-").string();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    std::string environ((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(environ.find(marker), std::string::npos) << "left running: " << entry.path();
+  }
 }
 
 TEST_F(SandboxedWorker, TheSameAttemptsSucceedUnsandboxed) {
