@@ -3,7 +3,7 @@
 // alternatives), validation side by side, benchmarks one at a time alone on a GPU, the selection
 // policy; progress on stderr, then the table of every version, what each group ships and the whole
 // model's figures. With several models, each has its own project and the figures over all their
-// groups close the output.
+// groups close the output. --llm then runs the LLM search (core/llm/) on every group before the table.
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -15,11 +15,15 @@
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
 #include "core/cli/job_progress_printer.h"
+#include "core/cli/llm_cli.h"
 #include "core/cli/selection_table.h"
 #include "core/cli/session_cli.h"
 #include "core/doctor/doctor_report.h"
+#include "core/sandbox/sandbox_refused.h"
 #include "core/select/selection_policy.h"
+#include "core/session/project_evidence.h"
 #include "core/session/optimization_run.h"
+#include "core/worker/no_gpu_error.h"
 
 namespace nova {
 namespace {
@@ -32,6 +36,8 @@ struct OptimizeFlags {
   double budget_s = 300;
   bool match_eager = false;
   bool fresh = false, remeasure = false, no_alternatives = false, gemm_tf32x3 = false, no_copy_reference = false;
+  bool llm = false;  // the LLM search on every group after the builtin generator's evaluation
+  LlmCli llm_cli;
 };
 
 std::vector<std::string> modes_for(const std::string& mode) {
@@ -40,7 +46,37 @@ std::vector<std::string> modes_for(const std::string& mode) {
   throw CliError(fmt::format("--mode {}: expected cold, warm, graph or all", mode), 2);
 }
 
-void run(const OptimizeFlags& f) {
+// --llm: the LLM search on every group of the model, after the builtin generator's versions were
+// evaluated (their times are the bar); the budgets are shared by all groups (LlmCli). Without a GPU each
+// group's search stores its first candidate and stops there. The selection is then read again, so the
+// table counts the LLM's versions.
+void run_llm(ProjectSession& session, LlmCli& llm, OptimizationReport& report) {
+  auto graph = session.graph();
+  if (!graph) return;
+  for (const auto& group : graph->groups) {
+    if (auto spent = llm.budget_spent()) {
+      std::cerr << fmt::format("llm: no search for group {} and after: {}\n", group.id, *spent);
+      break;
+    }
+    std::cerr << fmt::format("llm: group {} ({}): the {} search\n", group.id, group.kind, llm.provider().model);
+    try {
+      LlmSearchReport r = llm.run(session, group.id, false);
+      LlmCli::print_report(r);
+      if (r.state == "failed") report.failures.push_back(fmt::format("group {}: LLM search failed: {}", group.id, r.stop_reason));
+    } catch (const NoGpuError& e) {
+      std::cerr << fmt::format("llm: group {}: {}\n", group.id, e.what());
+    } catch (const SandboxRefused& e) {
+      throw CliError(e.what(), 1);
+    } catch (const std::runtime_error& e) {
+      std::cerr << fmt::format("llm: group {}: not searched: {}\n", group.id, e.what());
+      report.failures.push_back(fmt::format("group {}: LLM search: {}", group.id, e.what()));
+    }
+  }
+  report.evidence = ProjectEvidence::read(session.store(), *graph);
+  report.selection = SelectionPolicy::select(report.evidence);
+}
+
+void run(OptimizeFlags& f) {
   if (f.l2_flush != "clean" && f.l2_flush != "dirty")
     throw CliError(fmt::format("--l2-flush {}: expected clean or dirty", f.l2_flush), 2);
   OptimizationOptions o;
@@ -68,6 +104,7 @@ void run(const OptimizeFlags& f) {
   DoctorReport gpu;
   probe_cuda_driver(gpu);
   const int available = static_cast<int>(gpu.gpus.size());
+  if (f.llm) f.llm_cli.resolve();
   SessionOptions s;
   if (f.gpus == "all") {
     s.gpus = std::max(1, available);
@@ -107,6 +144,10 @@ void run(const OptimizeFlags& f) {
       std::cout << fmt::format("== {}: not optimized: {}\n\n", model, e.what());
       failures.push_back(fmt::format("{}: {}", model, e.what()));
       continue;
+    }
+    if (f.llm) {
+      f.llm_cli.apply_consent(*session);
+      run_llm(*session, f.llm_cli, report);
     }
     std::cout << fmt::format("== {}\n", model)
               << SelectionTable::format(std::filesystem::path(model).filename().string(), report.evidence,
@@ -179,6 +220,10 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--gemm-tf32x3", f->gemm_tf32x3, "make the tensor-core GEMM (3xTF32) the primary of fp32 linear layers");
   cmd->add_option("--out", f->out,
                   "also write the selection as JSON to this file ({} in the name: the model's name)");
+  auto* llm = cmd->add_flag("--llm", f->llm,
+                            "after the builtin generator, the LLM search on every group (nova llm's options; "
+                            "its budgets are shared by all groups)");
+  f->llm_cli.add_options(*cmd, llm);
   cmd->callback([f] { run(*f); });
 }
 

@@ -55,6 +55,16 @@ void add_status_command(CLI::App& app) {
     std::cout << "\n"
               << SelectionTable::format(std::filesystem::path(f->session.model()).filename().string(), evidence,
                                         selection);
+    // LLM-written versions that ran without the sandbox (the project allowed it where bwrap could not start).
+    std::string unsandboxed;
+    for (const auto& g : evidence)
+      for (const auto& v : g.versions)
+        if (v.validation && v.validation->environment.is_object() &&
+            v.validation->environment.value("sandboxed", true) == false)
+          unsandboxed += fmt::format("{}v{}", unsandboxed.empty() ? "" : ", ", v.version_id);
+    if (!unsandboxed.empty())
+      std::cout << "sandboxed: false for the LLM-written " << unsandboxed
+                << " (run without the sandbox, as this project allows)\n";
     // The whole model, as measured by `nova check-package`: the latest check of each package.
     std::map<std::string, const ModelCheckResult*> latest;
     for (const auto& c : checks) latest[c.package] = &c;

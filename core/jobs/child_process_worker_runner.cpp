@@ -1,11 +1,13 @@
 #include "core/jobs/child_process_worker_runner.h"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "core/env/resource_paths.h"
 #include "core/env/settings.h"
 #include "core/jobs/worker_run_error.h"
+#include "core/sandbox/bwrap_command.h"
 
 namespace nova {
 namespace {
@@ -92,18 +94,42 @@ nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohm
   nlohmann::json request_args = args.is_object() ? args : nlohmann::json::object();
   if (!request_args.contains("work_dir")) request_args["work_dir"] = work_dir_.string();
 
-  std::unique_ptr<WorkerConnection> conn = take_standby();
-  if (conn) {
+  // LLM-written code: a fresh worker in the sandbox, in a private work folder removed afterwards.
+  std::optional<std::filesystem::path> private_dir;
+  struct RemoveAfter {
+    std::optional<std::filesystem::path>& dir;
+    ~RemoveAfter() {
+      std::error_code ec;
+      if (dir) std::filesystem::remove_all(*dir, ec);
+    }
+  } remove_after{private_dir};
+  std::unique_ptr<WorkerConnection> conn;
+  if (call.sandbox) {
+    std::string pattern = (work_dir_ / "sandbox-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw WorkerRunError(WorkerRunError::Kind::Failed, fmt::format("cannot create a sandbox work folder in {} while {}",
+                                                                     work_dir_.string(), doing));
+    private_dir = pattern;
+    request_args["work_dir"] = pattern;
+  } else if ((conn = take_standby())) {
     ++standby_runs_;
     // A standby has not touched CUDA yet: it narrows its devices before running the command.
     if (call.device >= 0) request_args["cuda_visible_devices"] = std::to_string(call.device);
-  } else {
+  }
+  if (!conn) {
     ChildProcess::Env env = worker_env();
     if (call.device >= 0) env["CUDA_VISIBLE_DEVICES"] = std::to_string(call.device);
+    std::vector<std::string> argv = worker_argv(false);
+    if (private_dir) {
+      BwrapCommand bwrap(call.sandbox->bwrap, *private_dir);
+      argv = bwrap.argv(argv, env);
+      env = bwrap.scrub(env);
+    }
     try {
-      conn = std::make_unique<WorkerConnection>(worker_argv(false), env, package_location());
+      conn = std::make_unique<WorkerConnection>(argv, env, package_location());
     } catch (const WorkerError& e) {
-      throw WorkerRunError(WorkerRunError::Kind::Failed, fmt::format("{} while {}", e.what(), doing));
+      throw WorkerRunError(WorkerRunError::Kind::Failed,
+                           fmt::format("{} while {}{}", e.what(), doing, private_dir ? " (in the sandbox)" : ""));
     }
   }
   WorkerRequestOptions options;

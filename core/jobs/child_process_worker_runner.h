@@ -6,7 +6,8 @@
 // cancel goes to the worker as a cancel message, followed by the end of its process group if it
 // does not stop. Long-lived owners can keep a standby process (`--once --preload`: Python and
 // torch already imported, hello said) that the next command is handed to, so it starts without
-// that wait.
+// that wait. A call that carries a sandbox (LLM-written code) never takes the standby: it gets a fresh
+// worker inside bubblewrap (core/sandbox/bwrap_command.h) with a private work folder of its own.
 #include <atomic>
 #include <filesystem>
 #include <memory>

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/jobs/cancel_token.h"
+#include "core/sandbox/sandbox_spec.h"
 
 namespace nova {
 
@@ -23,6 +24,8 @@ struct WorkerCall {
   std::function<void(const std::string& line)> log;  // the worker's stderr lines
   std::string doing;                                 // for messages: "validating candidate 3"
   int device = -1;  // the GPU lane's device: the worker sees only it (CUDA_VISIBLE_DEVICES); -1: all
+  // Set: the worker runs LLM-written code, in this sandbox (a fresh process in a private work folder).
+  std::optional<SandboxSpec> sandbox;
 };
 
 class WorkerRunner {

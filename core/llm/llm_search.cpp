@@ -14,6 +14,7 @@
 #include "core/llm/llm_feedback.h"
 #include "core/llm/llm_search_store.h"
 #include "core/llm/prompt_template.h"
+#include "core/sandbox/sandbox_policy.h"
 #include "core/select/selection_policy.h"
 #include "core/session/project_evidence.h"
 #include "core/session/stored_generation.h"
@@ -384,6 +385,18 @@ LlmSearchReport LlmSearch::run(const CancelToken& cancel, bool resume) {
       s.hashes[LlmAnswerParser::code_hash(bar->candidate)] = *s.bar;
 
   LlmSearchReport report;
+  if (options_.can_evaluate) {
+    // Before any answer is paid for: where the answers' code will run (SandboxRefused: nowhere).
+    const SandboxDecision sandbox = SandboxPolicy::decide(session_.project_dir(), session_.options().bwrap);
+    report.sandboxed = sandbox.sandboxed();
+    if (say_)
+      say_(sandbox.sandboxed()
+               ? "LLM-written code runs in the sandbox (bubblewrap: no network, the system read-only, only its "
+                 "work folder writable)"
+               : fmt::format("the sandbox cannot start ({}): LLM-written code runs UNSANDBOXED, as this project "
+                             "allows; its results say sandboxed: false",
+                             sandbox.reason));
+  }
   std::optional<LlmSearchRecord> previous = resume ? s.store.unfinished_search(s.record_id) : std::nullopt;
   if (previous) {
     s.search_id = previous->id;

@@ -52,6 +52,9 @@ struct LlmSearchReport {
   long long tokens = 0;
   double cost_usd = 0;
   double seconds = 0;
+  // Where the candidates' code ran: in the sandbox (true), unsandboxed with the project's consent
+  // (false); unset when nothing was to run here (no GPU).
+  std::optional<bool> sandboxed;
 };
 
 class LlmSearch {
@@ -63,7 +66,9 @@ class LlmSearch {
   LlmSearch(ProjectSession& session, LlmClient& client, int group_id, LlmSearchOptions options, Say say = {},
             OnText on_text = {});
   // Starts a search or, with `resume`, continues the group's unfinished one. Throws NoGpuError (after
-  // storing what it did) when options.can_evaluate is false and a candidate is to be evaluated.
+  // storing what it did) when options.can_evaluate is false and a candidate is to be evaluated, and
+  // SandboxRefused (before asking anything) when the answers' code could run only unsandboxed and the
+  // project does not allow that (core/sandbox/sandbox_policy.h).
   LlmSearchReport run(const CancelToken& cancel, bool resume = true);
 
  private:

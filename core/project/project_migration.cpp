@@ -130,6 +130,13 @@ CREATE TABLE model_checks (
   json TEXT NOT NULL,
   created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
 )sql"},
+      {9, "the project's settings (key, value): the consent to run LLM-written code unsandboxed",
+       R"sql(
+CREATE TABLE project_settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  set_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+)sql"},
   };
   return migrations;
 }

@@ -28,7 +28,7 @@ namespace nova {
 
 class ProjectStore {
  public:
-  static constexpr int kSchemaVersion = 8;  // the last migration (project_migration.cpp)
+  static constexpr int kSchemaVersion = 9;  // the last migration (project_migration.cpp)
   static constexpr const char* kFileName = "project.nova";
 
   // Creates a new project in `folder` (created if missing, with its missing parents, mode 0700).

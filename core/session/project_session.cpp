@@ -16,6 +16,7 @@
 #include "core/jobs/child_process_worker_runner.h"
 #include "core/project/project_error.h"
 #include "core/project/project_location.h"
+#include "core/sandbox/sandbox_policy.h"
 #include "core/select/selection_policy.h"
 #include "core/session/project_evidence.h"
 #include "core/trace/profile_runner.h"
@@ -422,11 +423,22 @@ int ProjectSession::evaluate(std::int64_t version, const EvaluateOptions& option
   jobs.gpu_budget = options.gpu_budget;
   jobs.bench_after_validation = options.steps == EvaluateOptions::Steps::validate_and_bench;
   jobs.bench_only = options.steps == EvaluateOptions::Steps::bench;
-  jobs.store = [this, version](JobContext& ctx, const json& result) { store_evaluation(version, ctx, result); };
+  // LLM-written code runs in the sandbox, or unsandboxed with the project's consent (said in its
+  // results), or not at all (SandboxRefused).
+  std::optional<bool> sandboxed;
+  if (store_.version(version).origin.kind == OriginKind::llm) {
+    SandboxDecision decision = SandboxPolicy::decide(project_dir_, options_.bwrap);
+    jobs.sandbox = decision.sandbox;
+    sandboxed = decision.sandboxed();
+  }
+  jobs.store = [this, version, sandboxed](JobContext& ctx, const json& result) {
+    store_evaluation(version, ctx, result, sandboxed);
+  };
   return evaluations_->submit(request, jobs);
 }
 
-void ProjectSession::store_evaluation(std::int64_t version, JobContext& ctx, const json& result) {
+void ProjectSession::store_evaluation(std::int64_t version, JobContext& ctx, const json& result,
+                                      std::optional<bool> sandboxed) {
   std::optional<ValidationResult> validation;
   std::optional<BenchmarkResult> benchmark;
   if (result.contains("validation")) validation = result["validation"].get<ValidationResult>();
@@ -434,6 +446,10 @@ void ProjectSession::store_evaluation(std::int64_t version, JobContext& ctx, con
   // Where it ran: the lane's device, beside what the worker said of the GPU.
   if (validation) validation->environment["lane_device"] = ctx.device();
   if (benchmark) benchmark->environment["lane_device"] = ctx.device();
+  if (sandboxed) {  // LLM-written code: whether it ran in the sandbox
+    if (validation) validation->environment["sandboxed"] = *sandboxed;
+    if (benchmark) benchmark->environment["sandboxed"] = *sandboxed;
+  }
   write_project([&](ProjectStore& store) {
     std::optional<double> speedup;
     if (benchmark) {

@@ -65,7 +65,9 @@ class ProjectSession {
   // then queues the GPU job (validate and/or bench on any free device; validation alone shares the
   // device with other validations, a benchmark runs alone on it), which stores its results. Returns the
   // build job's id; its result names the GPU job ("gpu_job"). Throws ProjectError for an unknown
-  // version and std::invalid_argument for a version without a launch plan.
+  // version and std::invalid_argument for a version without a launch plan. A version written by an LLM
+  // (origin llm) is evaluated in the sandbox (core/sandbox/), or unsandboxed where the sandbox cannot
+  // start and the project allows it (its results say "sandboxed": false); else SandboxRefused is thrown.
   int evaluate(std::int64_t version, const EvaluateOptions& options = {});
 
   // Profiles the model on a GPU (the CUPTI tracer injected into a worker; alone on its device) and
@@ -109,7 +111,9 @@ class ProjectSession {
   nlohmann::json run_intake(JobContext& ctx);
   nlohmann::json run_profile(int iters, int warmup, JobContext& ctx);
   nlohmann::json run_generate(const GenerateOptions& options, JobContext& ctx);
-  void store_evaluation(std::int64_t version, JobContext& ctx, const nlohmann::json& result);
+  // `sandboxed` set: LLM-written code, which ran in the sandbox (true) or without it (false).
+  void store_evaluation(std::int64_t version, JobContext& ctx, const nlohmann::json& result,
+                        std::optional<bool> sandboxed);
 
   SessionOptions options_;
   std::filesystem::path project_dir_;

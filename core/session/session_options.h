@@ -16,6 +16,7 @@ struct SessionOptions {
   int validations_per_device = 4; // validations side by side on one device
   int cpu_threads = 2;            // builds (NVRTC, nvcc) in parallel
   bool keep_standby = false;      // keep a worker started ahead (long-lived owners: the studio)
+  std::string bwrap = "bwrap";    // bubblewrap, the sandbox for LLM-written code (core/sandbox/)
 };
 
 struct GenerateOptions {

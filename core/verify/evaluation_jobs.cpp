@@ -58,7 +58,9 @@ nlohmann::json EvaluationJobs::build(const EvaluationRequest& submitted, const O
                            {"build_dir", (evaluator_.work_dir() / "extensions").string()},
                            {"arch", request.arch}};
     const auto build_started = std::chrono::steady_clock::now();
-    out["build"] = runner_.run("build_ext", args, worker_call_for(ctx, "building " + request.label));
+    WorkerCall call = worker_call_for(ctx, "building " + request.label);
+    call.sandbox = options.sandbox;
+    out["build"] = runner_.run("build_ext", args, call);
     out["timings"]["build_ext_s"] = seconds_since(build_started);
   }
   ctx.token().throw_if_cancelled();
@@ -78,6 +80,7 @@ nlohmann::json EvaluationJobs::build(const EvaluationRequest& submitted, const O
 nlohmann::json EvaluationJobs::evaluate(const EvaluationRequest& request, const Options& options, JobContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
   WorkerCall call = worker_call_for(ctx, "evaluating candidate " + request.label);
+  call.sandbox = options.sandbox;
   nlohmann::json out;
   double evaluator_s = 0;
   switch (options.steps()) {

@@ -10,9 +10,11 @@
 // job finishes, in the `store` hook of its options (the session stores them in the project there).
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/jobs/job_queue.h"
+#include "core/sandbox/sandbox_spec.h"
 #include "core/verify/candidate_evaluator.h"
 
 namespace nova {
@@ -26,6 +28,9 @@ class EvaluationJobs {
     bool bench_after_validation = true;  // validate_and_bench (true) or validate alone (false)
     int device = kAnyDevice;             // the GPU job's device, or any free one
     bool bench_only = false;             // the benchmark alone (a version that passed before)
+    // Set: the code is LLM-written; its workers (extension build, validation, benchmark) run in this
+    // sandbox.
+    std::optional<SandboxSpec> sandbox;
     // Called on the GPU job's thread with its result ({"validation", "benchmark"}), unless cancelled;
     // an exception fails the job.
     std::function<void(JobContext& ctx, const nlohmann::json& result)> store;

@@ -2,7 +2,8 @@
 // for the first candidate, stores it, and stops at its evaluation with the engine's "needs a GPU"
 // error (exit 3); the API key, given in an environment variable, reaches the provider and no file of
 // the project, the settings or the output. Bad input (an unknown provider, an unset key variable, a
-// group the model lacks) is an error naming what is wrong (exit 2).
+// group the model lacks) is an error naming what is wrong (exit 2). `nova optimize --llm` searches every
+// group; the consent to unsandboxed runs is stored in the project.
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "core/doctor/doctor_report.h"
 #include "core/llm/llm_search_store.h"
 #include "core/project/project_store.h"
+#include "core/sandbox/unsandboxed_consent.h"
 #include "core/worker/child_process.h"
 #include "support/llm_server/scripted_llm_server.h"
 #include "support/test_paths.h"
@@ -109,6 +111,55 @@ TEST_F(LlmCli, BadInputNamesWhatIsWrong) {
   EXPECT_EQ(group.status.code, 2) << group.err;
   EXPECT_NE(group.err.find("--group 9"), std::string::npos) << group.err;
   EXPECT_TRUE(server.requests().empty());  // nothing was asked
+}
+
+// `nova optimize --llm`: after the builtin generator, the LLM search on every group of the model (here
+// bmm_softmax's two), one request each with 1 lineage x 1 round; without a GPU each stores its first
+// candidate and the run stops with exit 3 as nova optimize does. The key is in no file of the project.
+TEST_F(LlmCli, OptimizeWithLlmSearchesEveryGroupAndStopsWithoutAGpu) {
+  if (has_gpu()) GTEST_SKIP() << "this machine has a GPU: the no-GPU stop is tested where there is none";
+  test::ScriptedLlmServer server({{"responses", json::array({{{"type", "openai"},
+                                                             {"text_file", (test::fixtures_dir() / "llm" / "slower.md").string()}},
+                                                            {{"type", "openai"},
+                                                             {"text_file", (test::fixtures_dir() / "llm" / "slower.md").string()}}})}},
+                                 dir / "server");
+  const fs::path bmm = test::repo_examples_dir() / "bmm_softmax.py";
+  const fs::path bmm_graph = test::fixtures_dir() / "graphs" / "bmm_softmax.json";
+  ProcessResult r = ChildProcess::run({test::nova_binary().string(), "optimize", bmm.string(), "--graph",
+                                       bmm_graph.string(), "--project", (dir / "project").string(), "--llm",
+                                       "--lineages", "1", "--rounds", "1"},
+                                      env(server), 300s);
+  EXPECT_EQ(r.status.code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("llm: group 0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("llm: group 1"), std::string::npos) << r.err;
+  EXPECT_EQ(server.requests().size(), 2u);
+  LlmSearchStore store(dir / "project");
+  ASSERT_EQ(store.searches().size(), 2u);
+  for (const auto& search : store.searches()) EXPECT_EQ(store.candidates(search.id).size(), 1u);
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "project"))
+    if (entry.is_regular_file()) EXPECT_EQ(read_all(entry.path()).find(kKey), std::string::npos) << entry.path();
+  EXPECT_EQ(r.out.find(kKey), std::string::npos);
+  EXPECT_EQ(r.err.find(kKey), std::string::npos);
+}
+
+TEST_F(LlmCli, OptimizesLlmOptionsNeedLlmAndTheConsentIsStoredInTheProject) {
+  test::ScriptedLlmServer server({{"responses", json::array()}}, dir / "server");
+  ProcessResult r = ChildProcess::run({test::nova_binary().string(), "optimize", model.string(), "--graph",
+                                       graph.string(), "--project", (dir / "project").string(), "--rounds", "2"},
+                                      env(server), 60s);
+  EXPECT_EQ(r.status.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--llm"), std::string::npos) << r.err;
+  // --allow-unsandboxed is said and stored; --require-sandbox withdraws it.
+  // (--group 9: the model has no such group, so nothing is asked after the consent is stored.)
+  ProcessResult allow = nova({"--group", "9", "--allow-unsandboxed"}, env(server));
+  EXPECT_NE(allow.err.find("now allows LLM-written code to run unsandboxed"), std::string::npos) << allow.err;
+  EXPECT_TRUE(UnsandboxedConsent::allowed(dir / "project"));
+  ProcessResult require = nova({"--group", "9", "--require-sandbox"}, env(server));
+  EXPECT_NE(require.err.find("only in the sandbox"), std::string::npos) << require.err;
+  EXPECT_FALSE(UnsandboxedConsent::allowed(dir / "project"));
+  ProcessResult both = nova({"--group", "0", "--allow-unsandboxed", "--require-sandbox"}, env(server));
+  EXPECT_EQ(both.status.code, 2) << both.err;
+  EXPECT_TRUE(server.requests().empty());
 }
 
 }  // namespace

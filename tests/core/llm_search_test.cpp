@@ -6,16 +6,25 @@
 // NVRTC for real, and a worker runner answers validation and benchmarks as the H200 harness does for
 // such kernels (recorded results, the candidate's times scaled). The search must end with the faster
 // kernel selected by the engine's policy and every attempt accounted for; it stops early, keeps its
-// budgets, stops on a refused key, and resumes after a restart.
+// budgets, stops on a refused key, and resumes after a restart. The LLM's code is evaluated in the sandbox
+// (the builtin bar is not); where the sandbox cannot start it is refused before anything is asked, unless
+// the project allows unsandboxed runs, whose results (and nova status) then say sandboxed: false.
 #include "core/llm/llm_search.h"
 
 #include <fstream>
+#include <mutex>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/env/resource_paths.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/llm/llm_search_store.h"
+#include "core/sandbox/sandbox_probe.h"
+#include "core/worker/child_process.h"
+#include "core/sandbox/sandbox_refused.h"
+#include "core/sandbox/unsandboxed_consent.h"
+#include "core/session/project_evidence.h"
 #include "core/worker/no_gpu_error.h"
 #include "support/graph_fixtures.h"
 #include "support/llm_server/scripted_llm_server.h"
@@ -47,10 +56,14 @@ json failing(json v, const std::string& problem, double max_abs, bool runs_agree
 // Answers the worker's evaluate as the harness does for the scripted kernels, told apart by name.
 class HarnessByKernel : public WorkerRunner {
  public:
-  json run(const std::string& cmd, const json& args, const WorkerCall&) override {
+  json run(const std::string& cmd, const json& args, const WorkerCall& call) override {
     EXPECT_EQ(cmd, "evaluate");
     const std::string what = args.dump();
     ++calls;
+    {
+      std::lock_guard lock(mutex);
+      sandboxed.push_back(call.sandbox.has_value());
+    }
     json passed =
         fixture_json(test::fixtures_dir() / "validation" / "mlp_block_g1.mm_without_bias.h200.json");
     if (what.find("linear_scale_nobias") != std::string::npos)
@@ -71,6 +84,8 @@ class HarnessByKernel : public WorkerRunner {
     return {{"validation", passed}, {"benchmark", bench}};
   }
   std::atomic<int> calls{0};
+  std::mutex mutex;
+  std::vector<bool> sandboxed;  // per call: whether it carried a sandbox
 };
 
 json answer(const std::string& file, json extra = json::object()) {
@@ -107,6 +122,21 @@ struct LlmSearchFixture : ::testing::Test {
     session->import_graph(test::graph_fixture("matmul_scaling_residual_add"));
     JobInfo info = session->wait(session->generate());
     ASSERT_EQ(info.state, JobState::Succeeded) << info.error;
+    // The harness is scripted: these tests run where the sandbox cannot start too (the sandbox's own
+    // tests below turn the consent off).
+    UnsandboxedConsent::set(dir / "project", true);
+  }
+  // The session again, with another bubblewrap (one that does not exist: the sandbox cannot start).
+  void reopen(const std::string& bwrap) {
+    session.reset();
+    SessionOptions o;
+    o.model = model;
+    o.project = dir / "project";
+    o.python = "python3";
+    o.bwrap = bwrap;
+    auto runner = std::make_unique<HarnessByKernel>();
+    harness = runner.get();
+    session = std::make_unique<ProjectSession>(o, std::move(runner));
   }
   LlmSearchReport search(test::ScriptedLlmServer& server, LlmSearchOptions options, bool resume = true,
                          const std::string& key = "") {
@@ -280,6 +310,61 @@ TEST_F(LlmSearchFixture, ACancelMidAnswerStoresNothingHalfWrittenAndTheSearchRes
   EXPECT_TRUE(again.resumed);
   EXPECT_EQ(again.search_id, r.search_id);
   EXPECT_EQ(outcomes(again), std::vector<std::string>{"best"});
+}
+
+TEST_F(LlmSearchFixture, TheLlmsCodeRunsInTheSandboxTheBuiltinBarDoesNot) {
+  const SandboxStatus status = SandboxProbe::probe("bwrap");
+  if (!status.available) GTEST_SKIP() << "the sandbox cannot start here: " << status.reason;
+  test::ScriptedLlmServer server = serve({answer("slower.md")});
+  LlmSearchReport r = search(server, shape(1, 1));
+  ASSERT_EQ(outcomes(r), std::vector<std::string>{"slower"});
+  EXPECT_EQ(r.sandboxed, true);
+  EXPECT_EQ(harness->sandboxed, (std::vector<bool>{false, true}));  // the bar, then the LLM's candidate
+  auto validation = ProjectEvidence::latest_validation(session->store(), *r.candidates[0].version_id);
+  ASSERT_TRUE(validation);
+  EXPECT_EQ(validation->environment.value("sandboxed", json()), true);
+  auto bar = ProjectEvidence::latest_validation(session->store(), *r.bar_version);
+  ASSERT_TRUE(bar);
+  EXPECT_FALSE(bar->environment.contains("sandboxed"));  // builtin code: not the sandbox's business
+}
+
+TEST_F(LlmSearchFixture, WhereTheSandboxCannotStartLlmCodeIsRefusedUnlessTheProjectAllowsIt) {
+  reopen("/nonexistent/bwrap");
+  UnsandboxedConsent::set(dir / "project", false);
+  test::ScriptedLlmServer server = serve({answer("slower.md")});
+  try {
+    search(server, shape(1, 1));
+    ADD_FAILURE() << "the search ran without the sandbox";
+  } catch (const SandboxRefused& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("/nonexistent/bwrap"), std::string::npos) << what;
+    EXPECT_NE(what.find("--allow-unsandboxed"), std::string::npos) << what;
+  }
+  EXPECT_TRUE(server.requests().empty());  // refused before anything was paid for
+  EXPECT_EQ(harness->calls, 0);
+
+  UnsandboxedConsent::set(dir / "project", true);
+  EXPECT_TRUE(UnsandboxedConsent::allowed(dir / "project"));
+  LlmSearchReport r = search(server, shape(1, 1));
+  ASSERT_EQ(outcomes(r), std::vector<std::string>{"slower"});
+  EXPECT_EQ(r.sandboxed, false);
+  EXPECT_EQ(harness->sandboxed, (std::vector<bool>{false, false}));
+  auto validation = ProjectEvidence::latest_validation(session->store(), *r.candidates[0].version_id);
+  ASSERT_TRUE(validation);
+  EXPECT_EQ(validation->environment.value("sandboxed", json()), false);
+  // nova status says which LLM versions ran unsandboxed.
+  ProcessResult status = ChildProcess::run({test::nova_binary().string(), "status", model.string(), "--project",
+                                            (dir / "project").string()},
+                                           ChildProcess::minimal_env(), std::chrono::seconds(120));
+  EXPECT_EQ(status.status.code, 0) << status.err;
+  EXPECT_NE(status.out.find(fmt::format("sandboxed: false for the LLM-written v{}", *r.candidates[0].version_id)),
+            std::string::npos)
+      << status.out;
+
+  // The engine itself refuses an LLM version without the consent, whoever asks (nova validate --version).
+  UnsandboxedConsent::set(dir / "project", false);
+  EXPECT_THROW(session->evaluate(*r.candidates[0].version_id), SandboxRefused);
+  EXPECT_NO_THROW(session->wait(session->evaluate(*r.bar_version)));  // builtin code runs as before
 }
 
 }  // namespace
