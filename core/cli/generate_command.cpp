@@ -104,6 +104,8 @@ void store_in_project(const Opts& o, const ModelGraph& graph, const std::string&
   JobInfo info = session->wait(session->generate(g));
   if (info.state != JobState::Succeeded)
     throw CliError(fmt::format("storing in project {}: {}", session->project_dir().string(), info.error), 1);
+  if (std::string lost = info.result.value("missing", ""); !lost.empty())
+    std::cout << fmt::format("project {}: {}: generated them again\n", session->project_dir().string(), lost);
   std::cout << fmt::format("project {}: {} version(s) added\n", session->project_dir().string(),
                            info.result.value("added", 0));
 }

@@ -130,4 +130,11 @@ void LlmCli::print_report(const LlmSearchReport& r) {
                                : "sandboxed: false (the sandbox could not start; the project allows unsandboxed runs)\n");
 }
 
+std::optional<std::string> LlmCli::unanswered(const LlmSearchReport& r) {
+  if (r.candidates.empty()) return std::nullopt;
+  for (const auto& c : r.candidates)
+    if (c.outcome != "llm_error") return std::nullopt;
+  return fmt::format("no answer from the provider in {} request(s): {}", r.candidates.size(), r.candidates.back().detail);
+}
+
 }  // namespace nova

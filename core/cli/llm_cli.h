@@ -36,6 +36,9 @@ class LlmCli {
   const LlmProvider& provider() const { return provider_; }
 
   static void print_report(const LlmSearchReport& report);
+  // Why a search is a failure although it finished: every request ended without an answer (the provider
+  // unreachable, every retry spent), so nothing was tried. nullopt when some answer arrived.
+  static std::optional<std::string> unanswered(const LlmSearchReport& report);
 
  private:
   std::string provider_name_, model_;

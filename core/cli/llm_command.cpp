@@ -84,6 +84,7 @@ void run(LlmFlags& f) {
     LlmSearchReport report = f.llm.run(*session, f.group, f.fresh);
     LlmCli::print_report(report);
     if (report.state == "failed") throw CliError(report.stop_reason, 1);
+    if (auto why = LlmCli::unanswered(report)) throw CliError(*why, 1);
   } catch (const NoGpuError& e) {
     throw CliError(e.what(), 3);
   } catch (const std::invalid_argument& e) {

@@ -63,6 +63,7 @@ void run_llm(ProjectSession& session, LlmCli& llm, OptimizationReport& report) {
       LlmSearchReport r = llm.run(session, group.id, false);
       LlmCli::print_report(r);
       if (r.state == "failed") report.failures.push_back(fmt::format("group {}: LLM search failed: {}", group.id, r.stop_reason));
+      else if (auto why = LlmCli::unanswered(r)) report.failures.push_back(fmt::format("group {}: {}", group.id, *why));
     } catch (const NoGpuError& e) {
       std::cerr << fmt::format("llm: group {}: {}\n", group.id, e.what());
     } catch (const SandboxRefused& e) {

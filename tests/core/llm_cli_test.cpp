@@ -98,6 +98,27 @@ TEST_F(LlmCli, WithoutAGpuTheFirstCandidateIsStoredThenItStopsAndTheKeyIsNowhere
   EXPECT_EQ(read_all(dir / "settings.json").find(kKey), std::string::npos);
 }
 
+// A provider that never answers (nothing listens at its address): every request ends in an error after
+// its retries, so the search tried nothing; that is a failure (exit 1) with the reason, not a finished
+// search that "brought nothing better" (issue #21's sweep found exit 0).
+TEST_F(LlmCli, AProviderThatNeverAnswersIsAFailureWithItsReason) {
+  LlmProvider p;
+  p.name = "unreachable";
+  p.base_url = "http://127.0.0.1:9/v1";  // the discard port: nothing listens there
+  p.model = "m";
+  p.connect_timeout_s = 2;
+  std::ofstream(dir / "settings.json")
+      << json{{"llm_providers", json::array({p})}, {"llm_default_provider", "unreachable"}}.dump(2);
+  ChildProcess::Env e = ChildProcess::minimal_env();
+  e["NOVA_SETTINGS"] = (dir / "settings.json").string();
+  ProcessResult r = nova({"--group", "0", "--lineages", "1", "--rounds", "1"}, e);
+  EXPECT_TRUE(r.status.exited);
+  EXPECT_EQ(r.status.code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("no answer from the provider in 1 request(s): cannot connect to http://127.0.0.1:9/v1"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(LlmCli, BadInputNamesWhatIsWrong) {
   test::ScriptedLlmServer server({{"responses", json::array()}}, dir / "server");
   ProcessResult unknown = nova({"--group", "0", "--provider", "nope"}, env(server));

@@ -178,6 +178,7 @@ TEST_F(SessionFixture, AGroupThatLostItsVersionsIsGeneratedAgainAndSaid) {
   EXPECT_TRUE(std::any_of(info.log.begin(), info.log.end(),
                           [&](const std::string& l) { return l.find(said) != std::string::npos; }))
       << json(info.log).dump();
+  EXPECT_NE(info.result["missing"].get<std::string>().find(said), std::string::npos) << info.result.dump();
   EXPECT_TRUE(missing_groups(again.store(), graph).groups.empty());
   EXPECT_EQ(stored_groups(again.store()).size(), graph.groups.size());  // the same records, not new ones
 }
