@@ -32,6 +32,11 @@
 #include "ui/llm/llm_best_chart.h"
 #include "ui/screenshot.h"
 #include "ui/shell/main_window.h"
+#include <QMessageBox>
+#include <QPushButton>
+
+#include "core/sandbox/unsandboxed_consent.h"
+#include "ui/shell/studio_session.h"
 #include "ui/shell/settings_dialog.h"
 #include "ui/versions/kernel_workspace.h"
 #include "ui/versions/version_tree_model.h"
@@ -225,6 +230,45 @@ TEST_F(LlmPanelTest, AnUnsetKeyVariableIsNamed) {
   EXPECT_FALSE(w.sendToLlm(0));
   EXPECT_TRUE(w.llmPanel()->status().contains("NOVA_UI_LLM_TEST_UNSET_KEY")) << w.llmPanel()->status().toStdString();
   EXPECT_TRUE(server.requests().empty());
+}
+
+// Where the sandbox cannot start, Send to LLM asks before anything is sent: refused, nothing runs; allowed,
+// the consent is stored in this project only and the search starts.
+TEST_F(LlmPanelTest, WithoutASandboxTheStudioAsksAndTheConsentIsTheProjects) {
+  const std::string answer = readAll(test::fixtures_dir() / "llm" / "slower.md");
+  ASSERT_FALSE(answer.empty()) << "missing fixture tests/fixtures/llm/slower.md";
+  test::ScriptedLlmServer server(
+      {{"responses", json::array({{{"type", "openai"}, {"text", answer},
+                                   {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}}}}})}},
+      dir_ / "server");
+  sessions_.bwrap = (dir_ / "no-such-bwrap").string();
+  MainWindow w(settingsFor(server), sessions_.backend());
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  open(w);
+  LlmPanel* panel = w.llmPanel();
+  const fs::path project = w.studio()->session()->project_dir();
+
+  EXPECT_FALSE(w.sendToLlm(0));
+  auto* box = w.findChild<QMessageBox*>("unsandboxedPrompt");
+  ASSERT_NE(box, nullptr);
+  EXPECT_TRUE(panel->status().contains("refusing to run LLM-written code without the sandbox"))
+      << panel->status().toStdString();
+  box->button(QMessageBox::Cancel)->click();
+  QTest::qWait(50);
+  EXPECT_FALSE(UnsandboxedConsent::allowed(project));
+  EXPECT_FALSE(panel->running());
+  EXPECT_TRUE(server.requests().empty());
+
+  QSignalSpy ended(panel, &LlmPanel::searchEnded);
+  EXPECT_FALSE(w.sendToLlm(0));
+  box = w.findChild<QMessageBox*>("unsandboxedPrompt");
+  ASSERT_NE(box, nullptr);
+  box->findChild<QPushButton*>("allowUnsandboxed")->click();
+  EXPECT_TRUE(UnsandboxedConsent::allowed(project));
+  ASSERT_TRUE(ended.count() > 0 || ended.wait(120000)) << panel->status().toStdString();
+  EXPECT_EQ(ended[0][0].toString(), "no_gpu") << ended[0][1].toString().toStdString();
+  EXPECT_EQ(server.requests().size(), 1u);
 }
 
 TEST(LlmBestChart, BestSoFarIsTheLowestTimeAtOrBeforeEachRound) {

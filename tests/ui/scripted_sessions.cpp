@@ -24,6 +24,7 @@ ui::SessionBackend ScriptedSessions::backend() {
   ui::SessionBackend b;
   b.factory = [this](SessionOptions options) {
     options.python = "python3";  // never started: the runner is scripted
+    if (!bwrap.empty()) options.bwrap = bwrap;
     auto runner = std::make_unique<ScriptedRunner>(script_, options.model.filename().string(),
                                                    [this](ScriptedRunner::Command c) {
                                                      std::lock_guard lock(mutex_);

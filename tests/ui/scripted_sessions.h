@@ -43,6 +43,8 @@ class ScriptedSessions {
  public:
   explicit ScriptedSessions(ScriptedRunner::Script script, QString gpuMissing = {});
   ui::SessionBackend backend();  // the studio must not outlive this object
+  // Set: the sessions' bubblewrap (a path that does not exist: the sandbox cannot start).
+  std::string bwrap;
   std::vector<ScriptedRunner::Command> commands() const;
   int count(const std::string& cmd) const;
 

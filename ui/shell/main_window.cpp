@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
@@ -15,6 +16,9 @@
 #include <utility>
 
 #include "core/env/resource_paths.h"
+#include "core/sandbox/sandbox_policy.h"
+#include "core/sandbox/sandbox_refused.h"
+#include "core/sandbox/unsandboxed_consent.h"
 #include "core/session/stored_generation.h"
 #include "ui/export/export_action.h"
 #include "ui/graph/graph_view.h"
@@ -337,7 +341,46 @@ bool MainWindow::sendToLlm(int group) {
     llmPanel_->showProblem(key.error);
     return false;
   }
-  return llmPanel_->start(*studio_->session(), provider, key.key.toStdString(), group, studio_->gpuMissing());
+  // LLM-written code runs in the sandbox; where it cannot start, only with this project's consent.
+  ProjectSession& session = *studio_->session();
+  try {
+    SandboxPolicy::decide(session.project_dir(), session.options().bwrap);
+  } catch (const SandboxRefused& e) {
+    askToRunUnsandboxed(group, QString::fromUtf8(e.what()));
+    return false;
+  } catch (const std::exception& e) {
+    llmPanel_->showProblem(tr("The project's sandbox setting cannot be read: %1").arg(e.what()));
+    return false;
+  }
+  return llmPanel_->start(session, provider, key.key.toStdString(), group, studio_->gpuMissing());
+}
+
+void MainWindow::askToRunUnsandboxed(int group, const QString& refusal) {
+  llmPanel_->showProblem(refusal);
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("No sandbox for LLM-written code"),
+                              tr("The sandbox for code an LLM writes cannot start here, so the search did not "
+                                 "start and nothing was sent to the provider."),
+                              QMessageBox::NoButton, this);
+  box->setObjectName("unsandboxedPrompt");
+  box->setInformativeText(tr("Allow LLM-written code to run without the sandbox for this project only? Its "
+                             "results will say \"sandboxed: false\". (nova llm --require-sandbox withdraws it.)"));
+  box->setDetailedText(refusal);
+  QPushButton* allow = box->addButton(tr("Allow for this project"), QMessageBox::AcceptRole);
+  allow->setObjectName("allowUnsandboxed");
+  box->addButton(QMessageBox::Cancel);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  const QString model = currentModel();
+  connect(box, &QMessageBox::buttonClicked, this, [this, allow, group, model](QAbstractButton* clicked) {
+    if (clicked != static_cast<QAbstractButton*>(allow) || currentModel() != model || !studio_->session()) return;
+    try {
+      UnsandboxedConsent::set(studio_->session()->project_dir(), true);
+    } catch (const std::exception& e) {
+      llmPanel_->showProblem(tr("The consent cannot be stored in the project: %1").arg(e.what()));
+      return;
+    }
+    sendToLlm(group);
+  });
+  box->open();  // not exec(): the studio goes on while the question is shown
 }
 
 void MainWindow::showSource(const QString& file, int line) {

@@ -92,6 +92,9 @@ class MainWindow : public QMainWindow {
   void showEvent(QShowEvent* event) override;
 
  private:
+  // The sandbox cannot start: asks whether this project may run LLM-written code without it (stored in
+  // the project, then the search starts); refused, nothing runs.
+  void askToRunUnsandboxed(int group, const QString& refusal);
   void buildMenus();
   void buildDocks();
   void connectSession();
