@@ -35,6 +35,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 
+#include "core/sandbox/sandbox_probe.h"
 #include "core/sandbox/unsandboxed_consent.h"
 #include "ui/shell/studio_session.h"
 #include "ui/shell/settings_dialog.h"
@@ -100,6 +101,10 @@ class LlmPanelTest : public ::testing::Test {
     QSignalSpy ready(&w, &MainWindow::candidatesReady);
     ASSERT_TRUE(w.openModel(QString::fromStdString(model_.string())));
     ASSERT_TRUE(ready.count() > 0 || ready.wait(60000));
+    // Where the real sandbox cannot start (a container without user namespaces), the panel's tests run
+    // with the project's consent; the refusal is tested with a bubblewrap that does not exist.
+    if (sessions_.bwrap.empty() && !SandboxProbe::probe("bwrap").available)
+      UnsandboxedConsent::set(w.studio()->session()->project_dir(), true);
   }
   fs::path dir_;
   fs::path model_ = test::shared_examples_dir() / "matmul_scaling_residual_add.py";

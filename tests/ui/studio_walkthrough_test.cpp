@@ -15,6 +15,9 @@
 #include <gtest/gtest.h>
 
 #include "core/jobs/worker_run_error.h"
+#include "core/sandbox/sandbox_probe.h"
+#include "core/sandbox/unsandboxed_consent.h"
+#include "ui/shell/studio_session.h"
 #include "scripted_sessions.h"
 #include "support/llm_server/scripted_llm_server.h"
 #include "support/test_paths.h"
@@ -190,6 +193,8 @@ TEST_F(StudioWalkthrough, SendAGroupToTheLlmAndWatchItsSearch) {
   ASSERT_TRUE(w.openModel(QString::fromStdString((test::shared_examples_dir() / "matmul_scaling_residual_add.py").string())));
   ASSERT_TRUE(ready.count() > 0 || ready.wait(60000));
 
+  // Where the real sandbox cannot start (a container without user namespaces): the project's consent.
+  if (!SandboxProbe::probe("bwrap").available) UnsandboxedConsent::set(w.studio()->session()->project_dir(), true);
   QSignalSpy ended(panel, &LlmPanel::searchEnded);
   ASSERT_TRUE(w.sendToLlm(0)) << panel->status().toStdString();
   for (int i = 0; i < 400 && panel->answerText().isEmpty(); ++i) QTest::qWait(10);
