@@ -422,7 +422,7 @@ def wide_model_2000_branches(s):
         """)
     rc, out, secs = s.run("generate", p, "--all", "--no-project", "--out", s.work / "wide", timeout=900)
     expect(rc >= 0, f"killed by signal {-rc}")
-    expect(rc in (0, 1), f"rc {rc}: {tail(out)}")
+    expect(rc == 0, f"rc {rc} after {secs:.0f} s: {tail(out)}")  # rc 1 was the 600 s intake timeout
     return f"rc {rc} in {secs:.0f} s"
 
 
