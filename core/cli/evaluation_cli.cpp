@@ -37,6 +37,19 @@ std::string first_error(const std::string& log) {
   return first;
 }
 
+// Seconds as given (0.5 stays 0.5 s), rounded up to whole milliseconds.
+std::chrono::milliseconds budget(double seconds) {
+  return std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(seconds));
+}
+
+// Exit 3: no GPU here for the `what` ("candidate", "version") to run on.
+CliError no_gpu(const DoctorReport& report, const char* what) {
+  return CliError(fmt::format("no CUDA GPU here ({}): validation and benchmarks run the {} on a GPU, so run "
+                              "this on a machine with one.",
+                              report.driver_error.empty() ? "the driver lists no device" : report.driver_error, what),
+                  3);
+}
+
 // "float32[8,16], float32[16]": the dtypes and shapes of tensors (TensorInfo or PlanTensor).
 template <typename Tensor>
 std::string shapes_of(const std::vector<Tensor>& tensors) {
@@ -92,15 +105,11 @@ JobInfo EvaluationCli::run_stored(EvaluateOptions::Steps steps, const std::funct
   }
   DoctorReport report;
   probe_cuda_driver(report);
-  if (!report.has_gpu())
-    throw CliError(fmt::format("no CUDA GPU here ({}): validation and benchmarks run the version on a GPU, so run "
-                               "this on a machine with one.",
-                               report.driver_error.empty() ? "the driver lists no device" : report.driver_error),
-                   3);
+  if (!report.has_gpu()) throw no_gpu(report, "version");
   EvaluateOptions o;
   o.steps = steps;
   o.seed = seed_;
-  o.gpu_budget = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s_));
+  o.gpu_budget = budget(timeout_s_);
   if (configure) configure(o);
   if (!json_) session->set_listener(job_progress_printer());
   int job = 0;
@@ -171,11 +180,7 @@ EvaluationRequest EvaluationCli::request() {
     return r;  // the evaluation runs the static checks and the build itself, and reports them
   }
   check_candidate(r);
-  throw CliError(
-      fmt::format("no CUDA GPU here ({}): validation and benchmarks run the candidate on a GPU, so run "
-                  "this on a machine with one.",
-                  report.driver_error.empty() ? "the driver lists no device" : report.driver_error),
-      3);
+  throw no_gpu(report, "candidate");
 }
 
 void EvaluationCli::take_group_from_graph(EvaluationRequest& r) {
@@ -260,8 +265,7 @@ void EvaluationCli::build_extension(const EvaluationRequest& r) const {
                    {{"extension_source", source.str()},
                     {"extension_name", std::filesystem::absolute(r.extension).string()},
                     {"arch", r.arch}},
-                   std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s_)),
-                   console_progress());
+                   budget(timeout_s_), console_progress());
   } catch (const WorkerError& e) {
     if (e.kind() == WorkerError::Kind::Timeout) throw CliError(e.what(), 1);
     throw CliError(fmt::format("{} does not build with nvcc for {}: {}", candidate_, r.arch, first_error(e.what())), 1);
@@ -270,7 +274,7 @@ void EvaluationCli::build_extension(const EvaluationRequest& r) const {
 
 WorkerCall EvaluationCli::console_call(double timeout_s, bool quiet) {
   WorkerCall call;
-  call.budget = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s));
+  call.budget = budget(timeout_s);
   if (!quiet) call.progress = console_progress();
   return call;
 }

@@ -170,19 +170,16 @@ json ProjectSession::run_generate(const GenerateOptions& options, JobContext& ct
   // those the project holds nothing for (storing cut short by a kill before generations were stored in
   // one transaction, or a damaged WAL), which are generated again and said.
   std::vector<StoredGroup> stored = stored_groups(own);
-  const MissingGroups missing = missing_groups(own, graph);
-  const std::string lost = stored.empty() ? "" : missing.describe();  // "" for a project never generated
+  const MissingGroups missing = missing_groups(stored, graph);
+  const std::string lost = missing.lost();
   if (!lost.empty()) ctx.log(fmt::format("{}: generating them again", lost));
-  auto is_missing = [&](const FusionGroup& g) {
-    return std::any_of(missing.groups.begin(), missing.groups.end(), [&](const FusionGroup& m) { return m.id == g.id; });
-  };
   std::vector<FusionGroup> todo;
   for (const auto& g : graph.groups) {
     if (!options.groups.empty() &&
         std::find(options.groups.begin(), options.groups.end(), g.id) == options.groups.end())
       continue;
     const StoredGroup* s = find_stored_group(stored, g);
-    if (options.regenerate || !s || s->generator_revision < kBuiltinGeneratorRevision || is_missing(g))
+    if (options.regenerate || !s || s->generator_revision < kBuiltinGeneratorRevision || missing.lacks(g.id))
       todo.push_back(g);
   }
   json out = {{"groups", todo.size()}, {"added", 0}, {"declined", 0}, {"failed_builds", 0},
@@ -270,9 +267,7 @@ json ProjectSession::run_profile(int iters, int warmup, JobContext& ctx) {
   o.iters = iters;
   o.warmup = warmup;
   o.python = options_.python;
-  o.trace_file = project_dir_ / "traces" /
-                 fmt::format("{}-{}.novatrace", options_.model.stem().string(),
-                             std::chrono::system_clock::now().time_since_epoch().count());
+  o.trace_file = new_trace_path();
   if (ctx.budget().count() > 0) o.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.remaining());
   if (auto g = graph()) o.graph = *g;
   ctx.progress("profiling with the CUPTI tracer", 0.1);
@@ -292,12 +287,16 @@ json ProjectSession::run_profile(int iters, int warmup, JobContext& ctx) {
           {"event_ns", r.event_ns}};
 }
 
+fs::path ProjectSession::new_trace_path() const {
+  return project_dir_ / "traces" /
+         fmt::format("{}-{}.novatrace", options_.model.stem().string(),
+                     std::chrono::system_clock::now().time_since_epoch().count());
+}
+
 std::int64_t ProjectSession::add_trace_file(const fs::path& file) {
   std::error_code ec;
   fs::create_directories(project_dir_ / "traces", ec);
-  const fs::path kept = project_dir_ / "traces" /
-                        fmt::format("{}-{}.novatrace", options_.model.stem().string(),
-                                    std::chrono::system_clock::now().time_since_epoch().count());
+  const fs::path kept = new_trace_path();
   fs::copy_file(file, kept, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot copy {} into {}: {}", file.string(), kept.string(), ec.message()));
   std::int64_t id = 0;

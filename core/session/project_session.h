@@ -106,6 +106,8 @@ class ProjectSession {
   static std::string evaluation_key(std::int64_t version) { return "evaluate:v" + std::to_string(version); }
 
  private:
+  // A fresh file name for a trace kept in the project: traces/<model>-<time>.novatrace.
+  std::filesystem::path new_trace_path() const;
   // Runs `write` on a connection of the calling job's own, one writer at a time.
   void write_project(const std::function<void(ProjectStore&)>& write);
   nlohmann::json run_intake(JobContext& ctx);

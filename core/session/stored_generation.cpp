@@ -94,15 +94,23 @@ OutdatedGroups outdated_groups(const ProjectStore& store, const ModelGraph& grap
 }
 
 MissingGroups missing_groups(const ProjectStore& store, const ModelGraph& graph) {
-  auto stored = stored_groups(store);
+  return missing_groups(stored_groups(store), graph);
+}
+
+MissingGroups missing_groups(const std::vector<StoredGroup>& stored, const ModelGraph& graph) {
   MissingGroups out;
   out.graph_groups = graph.groups.size();
+  out.generated_before = !stored.empty();
   for (const auto& g : graph.groups) {
     const StoredGroup* s = find_stored_group(stored, g);
     bool declined = s && s->candidate && s->candidate->declined;
     if (!s || (s->versions == 0 && !declined)) out.groups.push_back(g);
   }
   return out;
+}
+
+bool MissingGroups::lacks(int group_id) const {
+  return std::any_of(groups.begin(), groups.end(), [&](const FusionGroup& g) { return g.id == group_id; });
 }
 
 std::string MissingGroups::describe() const {

@@ -48,9 +48,13 @@ struct OutdatedGroups {
 struct MissingGroups {
   std::vector<FusionGroup> groups;
   std::size_t graph_groups = 0;
+  bool generated_before = false;  // the project holds generator records: a missing group was lost, not new
   std::size_t held() const { return graph_groups - groups.size(); }
+  bool lacks(int group_id) const;
   // "the project holds 3 of the model's 5 fusion groups (missing: 1, 4)"; "" when none is missing.
   std::string describe() const;
+  // describe() for a project generated before (its missing groups were lost); "" for one never generated.
+  std::string lost() const { return generated_before ? describe() : ""; }
 };
 
 // Every record the generator wrote, oldest first (records without a group, e.g. written by hand, are
@@ -64,5 +68,7 @@ std::optional<StoredCandidate> stored_candidate(const ProjectStore& store, int64
 std::string plan_json(const Candidate& candidate);
 OutdatedGroups outdated_groups(const ProjectStore& store, const ModelGraph& graph);
 MissingGroups missing_groups(const ProjectStore& store, const ModelGraph& graph);
+// The same from records already read with stored_groups().
+MissingGroups missing_groups(const std::vector<StoredGroup>& stored, const ModelGraph& graph);
 
 }  // namespace nova

@@ -123,8 +123,8 @@ void StudioSession::startGeneration() {
     // Groups without a version include those whose storing a kill or a damaged WAL lost: said, not silent.
     const MissingGroups missing = missing_groups(session_->store(), *graph_);
     todo += missing.groups.size();
-    if (!stored_groups(session_->store()).empty() && !missing.groups.empty())
-      emit message(tr("%1: generating them again").arg(QString::fromStdString(missing.describe())), 0);
+    if (const std::string lost = missing.lost(); !lost.empty())
+      emit message(tr("%1: generating them again").arg(QString::fromStdString(lost)), 0);
     OutdatedGroups outdated = outdated_groups(session_->store(), *graph_);
     if (!outdated.groups.empty()) olderRevision_ = outdated.oldest_revision;
     todo += outdated.groups.size();
