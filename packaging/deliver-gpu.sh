@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Delivery on the GPU box, as a user runs it, after packaging/optimize-gpu.sh filled the projects:
-# per model, `nova export` from its project, `nova check-package` (the whole model: validation, then
+# Delivery on the GPU box, as a user runs it, after packaging/optimize-gpu.sh filled the projects.
+# Per model: `nova export` from its project, `nova check-package` (the whole model: validation, then
 # eager / torch.compile / ModelNew / torch.compile of ModelNew, cold and wall; stored in the project),
 # then the client's path: a fresh virtual environment (system site packages, no network), `pip
 # install --no-build-isolation` of the package, its own pytest suite and its benchmark.py.
+# Two phases: first every model's CPU work side by side (export, the check's build with
+# `nova check-package --build-only`, the client's pip install: nvcc), then the GPU work one model at a
+# time, so nothing else runs while a model is timed.
 #   packaging/deliver-gpu.sh [BUILD_DIR] [MODEL ...]   (default: the 9 shared examples)
 #   NOVA_DELIVER_CLIENT=0 ...                          (skip the fresh-venv install, tests and benchmark.py)
-# Output under $OUT/deliver (or BUILD_DIR/deliver): MODEL.export.txt, MODEL.check.txt/.json, MODEL.pytest.txt,
-# MODEL.bench.txt/.json, and summary.txt (one line per model).
+#   NOVA_DELIVER_JOBS=4 ...                            (models built side by side in the first phase)
+# Output under $OUT/deliver (or BUILD_DIR/deliver): MODEL.export.txt, MODEL.build.txt, MODEL.pip.txt,
+# MODEL.check.txt/.json, MODEL.pytest.txt, MODEL.bench.txt/.json, and summary.txt (one line per step).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="$(realpath -m "${1:-build-headless}")"
@@ -23,28 +27,44 @@ shared="${NOVA_SHARED:-}"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(conv2d_min_add_multiply matmul_scaling_residual_add swish_bias_clamp softmax_rows
                                     layernorm_gelu linear_relu_bias conv2d_relu_hardswish mlp_block tiny_transformer_block)
-: > "$out/summary.txt"
-for m in "${models[@]}"; do
-  model="$shared/examples/$m.py"; [ -f "$model" ] || model="resources/examples/$m.py"
-  pkg="$build/deliver-packages/$m"
-  rm -rf "$pkg"
+client="${NOVA_DELIVER_CLIENT:-1}"
+model_file() { local m="$shared/examples/$1.py"; [ -f "$m" ] || m="resources/examples/$1.py"; echo "$m"; }
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+
+# Phase 1 (CPU, side by side): export, the check's build, the client's install.
+prepare() {
+  local m=$1 model pkg venv
+  model=$(model_file "$m"); pkg="$build/deliver-packages/$m"; venv="$build/deliver-venvs/$m"
+  rm -rf "$pkg" "$venv"
   if ! "$nova" export "$model" --project "$projects/$m" --out "$pkg" > "$out/$m.export.txt" 2>&1; then
-    echo "$m: export failed: $(tail -1 "$out/$m.export.txt")" | tee -a "$out/summary.txt"; continue
+    say "$m: export failed: $(tail -1 "$out/$m.export.txt")"; return
   fi
+  "$nova" check-package "$model" --project "$projects/$m" --package "$pkg" --build-only > "$out/$m.build.txt" 2>&1
+  say "$m: check-package --build-only rc $?"
+  [ "$client" = 1 ] || return
+  python3 -m venv --system-site-packages "$venv" &&
+    "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index "$pkg" > "$out/$m.pip.txt" 2>&1
+  say "$m: client pip install rc $?"
+}
+: > "$out/summary.txt"
+start=$(date +%s)
+export -f prepare model_file say; export nova projects build out shared client
+printf '%s\n' "${models[@]}" | xargs -P "${NOVA_DELIVER_JOBS:-4}" -I{} bash -c 'prepare {}'
+say "phase 1 (export and builds, side by side) took $(( $(date +%s) - start )) s"
+
+# Phase 2 (GPU, one model at a time): the whole-model check, the package's tests, its benchmark.
+for m in "${models[@]}"; do
+  model=$(model_file "$m"); pkg="$build/deliver-packages/$m"; venv="$build/deliver-venvs/$m"
+  [ -f "$pkg/pyproject.toml" ] || continue
+  t=$(date +%s)
   "$nova" check-package "$model" --project "$projects/$m" --package "$pkg" --out "$out/$m.check.json" \
     > "$out/$m.check.txt" 2> "$out/$m.check.log"
   rc=$?
-  line=$(grep -E "^optimized vs eager" "$out/$m.check.txt" | head -1)
-  echo "$m: check-package rc $rc; $line" | tee -a "$out/summary.txt"
-  [ "${NOVA_DELIVER_CLIENT:-1}" = 1 ] || continue
-  venv="$build/deliver-venvs/$m"
-  rm -rf "$venv"
-  python3 -m venv --system-site-packages "$venv" &&
-    "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index "$pkg" > "$out/$m.pip.txt" 2>&1
-  echo "$m: pip install rc $?" | tee -a "$out/summary.txt"
+  say "$m: check-package rc $rc in $(( $(date +%s) - t )) s; $(grep -E "^optimized vs eager" "$out/$m.check.txt" | head -1)"
+  [ "$client" = 1 ] && [ -x "$venv/bin/python" ] || continue
   (cd "$pkg" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests > "$out/$m.pytest.txt" 2>&1)
-  echo "$m: package tests: $(tail -1 "$out/$m.pytest.txt")" | tee -a "$out/summary.txt"
+  say "$m: package tests: $(tail -1 "$out/$m.pytest.txt")"
   (cd "$pkg" && "$venv/bin/python" benchmark.py --json "$out/$m.bench.json" > "$out/$m.bench.txt" 2>&1)
-  echo "$m: benchmark.py rc $?" | tee -a "$out/summary.txt"
+  say "$m: benchmark.py rc $? (at $(( $(date +%s) - start )) s)"
 done
 cat "$out/summary.txt"

@@ -3,7 +3,8 @@
 // private folder of the project; nothing installed into the user's environment), then on a GPU runs
 // its ModelNew against the model file's Model: validation on fresh weights and inputs, then eager,
 // torch.compile of Model, ModelNew and torch.compile of ModelNew timed interleaved in one process
-// (cold and wall). Prints the ratios with their 95% intervals next to the Amdahl estimate the package
+// (cold and wall). `--build-only` builds the package into the project's cache and stops (no GPU needed;
+// a later check finds the build by the package's content hash). Prints the ratios with their 95% intervals next to the Amdahl estimate the package
 // was exported with, and what to review; the result is stored in the project. Exit codes: 0 passed,
 // 1 the whole model failed validation, 2 bad input or a package that does not build, 3 no GPU.
 #include <fstream>
@@ -25,7 +26,7 @@ struct CheckFlags {
   SessionCli session;
   std::string package, mode = "all", out, l2_flush = "clean";
   int trials = 3;
-  bool match_eager = false;
+  bool match_eager = false, build_only = false;
   double budget_s = 900;
 };
 
@@ -99,6 +100,9 @@ void add_check_package_command(CLI::App& app) {
                 "pass only within tolerance of eager (default: also when closer to the float64 result than eager)");
   cmd->add_option("--budget", f->budget_s, "seconds the GPU part may take")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--out", f->out, "also write the result as JSON to this file");
+  cmd->add_flag("--build-only", f->build_only,
+                "build the package into the project's cache and stop (needs no GPU; a later check reuses the build "
+                "while the package's files are unchanged)");
   cmd->callback([f] {
     PackageCheckOptions o;
     o.package_dir = f->package;
@@ -106,6 +110,7 @@ void add_check_package_command(CLI::App& app) {
     o.match_eager = f->match_eager;
     o.l2_flush = f->l2_flush;
     o.gpu_budget = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(f->budget_s));
+    o.build_only = f->build_only;
     if (f->mode == "all") o.modes = {"cold", "wall"};
     else if (f->mode == "cold" || f->mode == "wall") o.modes = {f->mode};
     else throw CliError(fmt::format("--mode {}: expected cold, wall or all", f->mode), 2);
@@ -118,8 +123,8 @@ void add_check_package_command(CLI::App& app) {
       throw CliError(e.what(), 2);
     }
     DoctorReport gpu;
-    probe_cuda_driver(gpu);
-    if (!gpu.has_gpu())
+    if (!f->build_only) probe_cuda_driver(gpu);
+    if (!f->build_only && !gpu.has_gpu())
       throw CliError(fmt::format("no CUDA GPU here ({}): the whole-model check runs {} on a GPU, so run this on a "
                                  "machine with one",
                                  gpu.driver_error.empty() ? "the driver lists no device" : gpu.driver_error, name),
@@ -139,6 +144,11 @@ void add_check_package_command(CLI::App& app) {
     if (info.state != JobState::Succeeded) {
       const bool build = info.title.rfind("build ", 0) == 0;
       throw CliError(fmt::format("{} {}: {}", info.title, to_string(info.state), info.error), build ? 2 : 1);
+    }
+    if (f->build_only) {
+      std::cout << fmt::format("{} built into {}; `nova check-package` without --build-only checks it on a GPU\n", name,
+                               info.result.value("site", std::string()));
+      return;
     }
     ModelCheckResult result = info.result.get<ModelCheckResult>();
     std::cout << format_model_check(result);

@@ -116,12 +116,13 @@ LlmSearchReport LlmCli::run(ProjectSession& session, int group, bool fresh) {
 void LlmCli::print_report(const LlmSearchReport& r) {
   std::cout << fmt::format("LLM search {}{}: {} ({})\n", r.search_id, r.resumed ? " (resumed)" : "", r.state,
                            r.stop_reason);
-  std::cout << fmt::format("{:>5} {:>7} {:>7} {:>13} {:>8} {:>9} {:>8} {:>8}  {}\n", "round", "lineage", "version",
-                           "outcome", "attempts", "tokens", "cost $", "seconds", "detail");
+  // "answer s": the request, until the answer's last byte; "eval s": from there to validated and benchmarked.
+  std::cout << fmt::format("{:>5} {:>7} {:>7} {:>13} {:>8} {:>9} {:>8} {:>8} {:>8}  {}\n", "round", "lineage", "version",
+                           "outcome", "attempts", "tokens", "cost $", "answer s", "eval s", "detail");
   for (const auto& c : r.candidates)
-    std::cout << fmt::format("{:>5} {:>7} {:>7} {:>13} {:>8} {:>9} {:>8.4f} {:>8.1f}  {}\n", c.round, c.lineage,
+    std::cout << fmt::format("{:>5} {:>7} {:>7} {:>13} {:>8} {:>9} {:>8.4f} {:>8.1f} {:>8.1f}  {}\n", c.round, c.lineage,
                              c.version_id ? fmt::format("v{}", *c.version_id) : "-", c.outcome, c.attempts.size(),
-                             c.tokens_in + c.tokens_out, c.cost_usd, c.answer_s + c.evaluation_s, c.detail);
+                             c.tokens_in + c.tokens_out, c.cost_usd, c.answer_s, c.evaluation_s, c.detail);
   std::cout << fmt::format("{} tokens, ${:.4f}, {:.1f} s; bar: {}; selected: {}\n", r.tokens, r.cost_usd, r.seconds,
                            r.bar_version ? fmt::format("v{} (builtin)", *r.bar_version) : "eager",
                            r.chosen ? fmt::format("v{}", *r.chosen) : "eager (nothing beat it)");

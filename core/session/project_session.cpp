@@ -340,6 +340,7 @@ int ProjectSession::check_package(const PackageCheckOptions& options) {
         package, project_dir_ / "packages", options_.python, [&](const std::string& m) { ctx.progress(m, 0.1); },
         [&] { return ctx.token().cancelled(); });
     ctx.token().throw_if_cancelled();
+    if (options.build_only) return {{"site", site.string()}};
     JobSpec gpu;
     gpu.key = "check-package-gpu:" + package.string();
     gpu.title = fmt::format("check {} (whole model)", name);

@@ -55,6 +55,7 @@ struct PackageCheckOptions {
   std::string l2_flush = "clean";
   std::chrono::milliseconds build_budget{std::chrono::minutes(30)};
   std::chrono::milliseconds gpu_budget{std::chrono::minutes(15)};
+  bool build_only = false;  // build the package into the project's cache and stop (no GPU needed)
 };
 
 }  // namespace nova

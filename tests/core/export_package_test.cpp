@@ -249,6 +249,25 @@ TEST_F(ExportFixture, APackageWithoutKernelsInstallsWithPipIntoAPrivateFolderAnd
   EXPECT_FALSE(fs::exists(dir / "cache" / PackageInstaller::content_hash(broken)));
 }
 
+// `nova check-package --build-only`: the package is built into the project's cache (where the check's
+// GPU part finds it by content hash) on a machine without a GPU, and says where.
+TEST_F(ExportFixture, CheckPackageBuildOnlyBuildsIntoTheProjectsCacheWithoutAGpu) {
+  build(declined_bench());
+  session.reset();  // the CLI opens the project itself
+  const fs::path out = dir / "pkg";
+  ProcessResult e = ChildProcess::run({test::nova_binary().string(), "export", model.string(), "--project",
+                                       (dir / "project").string(), "--out", out.string()},
+                                      test::worker_env(), 5min);
+  ASSERT_TRUE(e.status.exited && e.status.code == 0) << e.out << e.err;
+  ProcessResult r = ChildProcess::run({test::nova_binary().string(), "check-package", model.string(), "--project",
+                                       (dir / "project").string(), "--package", out.string(), "--build-only"},
+                                      test::worker_env(), 10min);
+  ASSERT_TRUE(r.status.exited && r.status.code == 0) << r.out << r.err;
+  const fs::path site = dir / "project" / "packages" / PackageInstaller::content_hash(out) / "site";
+  EXPECT_NE(r.out.find("built into " + site.string()), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(site / "nova_matmul_scaling_residual_add" / "package.json"));
+}
+
 TEST_F(ExportFixture, AnUnvalidatedChoiceIsRefused) {
   build();
   const std::int64_t edit = session->store().add_user_edit(version, session->store().version(version).source + "\n");
