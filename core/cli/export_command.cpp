@@ -18,9 +18,9 @@
 #include "core/env/settings.h"
 #include "core/export/export_error.h"
 #include "core/export/export_planner.h"
+#include "core/export/model_rebuild_check.h"
 #include "core/export/package_build_check.h"
 #include "core/export/package_writer.h"
-#include "core/worker/child_process.h"
 
 namespace nova {
 namespace {
@@ -30,24 +30,6 @@ struct ExportFlags {
   std::string out, name, arch = ExportOptions{}.arch_list, check_arch = "90";
   bool check_build = false;
 };
-
-// The model rebuilds from get_init_inputs() (ModelNew takes the same arguments); throws CliError (2).
-void check_model_rebuilds(const std::string& python, const std::string& model) {
-  const auto script = PackageWriter::templates_dir() / "check_model.py";
-  ProcessResult r;
-  try {
-    r = ChildProcess::run({python, script.string(), std::filesystem::absolute(model).string()},
-                          ChildProcess::minimal_env(), std::chrono::minutes(5));
-  } catch (const std::exception& e) {
-    throw CliError(fmt::format("cannot run {} to check the model: {}", python, e.what()), 3);
-  }
-  if (r.timed_out) throw CliError(fmt::format("checking {} took longer than 5 minutes", model), 2);
-  if (!(r.status.exited && r.status.code == 0)) {
-    std::string why = r.err;
-    while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-    throw CliError(why.empty() ? fmt::format("checking {} failed ({})", model, r.status.describe()) : why, 2);
-  }
-}
 
 std::string command_line(const ExportFlags& f) {
   std::string c = fmt::format("nova export {} --out {}", f.session.model(), f.out);
@@ -82,7 +64,7 @@ void add_export_command(CLI::App& app) {
       eo.package_name = f->name;
       eo.arch_list = f->arch;
       say(fmt::format("checking that {} rebuilds its Model from get_init_inputs()", f->session.model()));
-      check_model_rebuilds(session->options().python, f->session.model());
+      ModelRebuildCheck::check(session->options().python, f->session.model());
       say("reading the project's versions and results");
       ExportPlan plan = ExportPlanner::plan(session->store(), session->model_unchanged(), eo);
       std::function<void(const std::filesystem::path&)> check;
@@ -103,6 +85,8 @@ void add_export_command(CLI::App& app) {
       std::cout << fmt::format("install: pip install --no-build-isolation {}\n", f->out);
     } catch (const ExportError& e) {
       throw CliError(e.what(), 2);
+    } catch (const ModelRebuildCheck::CannotRun& e) {
+      throw CliError(e.what(), 3);
     }
   });
 }

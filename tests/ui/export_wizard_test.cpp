@@ -81,6 +81,7 @@ class ExportWizardTest : public ::testing::Test {
     setenv("NOVA_PROJECTS", (dir_ / "projects").c_str(), 1);
     model_ = dir_ / "matmul_scaling_residual_add.py";
     fs::copy_file(test::shared_examples_dir() / "matmul_scaling_residual_add.py", model_);
+    sessions_.python = Settings{}.resolved_python();  // the export checks the model file with it (torch)
   }
 
   // Opens the model in the studio and waits for its graph and the builtin generator's versions.
@@ -324,6 +325,32 @@ TEST_F(ExportWizardTest, AnOutputFolderFilledBeforeTheExportIsRefusedAndLeftAsIt
   EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1);
   EXPECT_TRUE(w.project()->exports().empty());
   EXPECT_TRUE(screenshot(*wizard, "4_failed"));
+  wizard->close();
+}
+
+// A model whose Model cannot be rebuilt from get_init_inputs() (the package's ModelNew takes the same
+// arguments): the export job says so with the model's own error, and nothing is written.
+TEST_F(ExportWizardTest, AModelThatCannotBeRebuiltFromGetInitInputsIsRefusedAndNothingIsWritten) {
+  std::ofstream(model_, std::ios::app) << "\n\ndef get_init_inputs():\n    return [1, 2, 3, 4, 5]\n";
+  MainWindow w(Settings{}, sessions_.backend());
+  buildProject(w);
+  ExportWizard* wizard = openWizard(w);
+  ASSERT_NE(wizard, nullptr);
+  wizard->next();
+  const fs::path out = dir_ / "rebuild" / "pkg";
+  wizard->optionsPage()->outEdit()->setText(QString::fromStdString(out.string()));
+  wizard->next();
+  QSignalSpy ended(wizard, &ExportWizard::exportEnded);
+  wizard->next();
+  ASSERT_TRUE(ended.count() > 0 || ended.wait(120000));
+  EXPECT_FALSE(ended.first().at(0).toBool());
+  const QString why = wizard->runPage()->result()->text();
+  EXPECT_TRUE(why.contains("Nothing was exported")) << why.toStdString();
+  EXPECT_TRUE(why.contains("Model cannot be rebuilt from get_init_inputs()")) << why.toStdString();
+  EXPECT_TRUE(why.contains("TypeError")) << why.toStdString();
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(w.project()->exports().empty());
+  EXPECT_TRUE(screenshot(*wizard, "4_not_rebuilt"));
   wizard->close();
 }
 

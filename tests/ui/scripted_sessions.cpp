@@ -23,7 +23,7 @@ ScriptedSessions::ScriptedSessions(ScriptedRunner::Script script, QString gpuMis
 ui::SessionBackend ScriptedSessions::backend() {
   ui::SessionBackend b;
   b.factory = [this](SessionOptions options) {
-    options.python = "python3";  // never started: the runner is scripted
+    options.python = python;  // never started as a worker: the runner is scripted
     if (!bwrap.empty()) options.bwrap = bwrap;
     auto runner = std::make_unique<ScriptedRunner>(script_, options.model.filename().string(),
                                                    [this](ScriptedRunner::Command c) {

@@ -45,6 +45,9 @@ class ScriptedSessions {
   ui::SessionBackend backend();  // the studio must not outlive this object
   // Set: the sessions' bubblewrap (a path that does not exist: the sandbox cannot start).
   std::string bwrap;
+  // The sessions' Python: never started as a worker (the runner is scripted), but the Export job checks
+  // the model file with it, so export tests give one with torch.
+  std::string python = "python3";
   std::vector<ScriptedRunner::Command> commands() const;
   int count(const std::string& cmd) const;
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/export/export_error.h"
+#include "core/export/model_rebuild_check.h"
 #include "core/export/package_build_check.h"
 #include "core/export/package_writer.h"
 #include "core/jobs/job_context.h"
@@ -19,14 +21,21 @@ int ExportJob::submit(JobQueue& queue, Request request) {
   spec.lane = JobLane::Cpu;
   spec.work = [r](JobContext& ctx) -> nlohmann::json {
     const bool checking = r->check && r->plan.shipped() > 0;
-    // Steps: sources, (include folders, one per compiled file), the move; the fraction is a guide.
-    const double steps = checking ? 3.0 + 1 + r->plan.shipped() : 2.0;
+    // Steps: the model check, sources, (include folders, one per compiled file), the move; the
+    // fraction is a guide.
+    const double steps = checking ? 4.0 + 1 + r->plan.shipped() : 3.0;
     double done = 0;
     auto say = [&](const std::string& message) {
       ctx.token().throw_if_cancelled();  // the writer removes its temporary folder on the way out
       ctx.progress(message, std::min(0.95, done++ / steps));
       ctx.log(message);
     };
+    say(fmt::format("checking that {} rebuilds its Model from get_init_inputs()", r->model.filename().string()));
+    try {
+      ModelRebuildCheck::check(r->python, r->model);
+    } catch (const ModelRebuildCheck::CannotRun& e) {
+      throw ExportError(e.what());
+    }
     std::function<void(const std::filesystem::path&)> check;
     if (checking)
       check = [&](const std::filesystem::path& dir) {

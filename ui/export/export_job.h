@@ -9,8 +9,9 @@
 namespace nova::ui {
 
 // The Export wizard's export as a job of the session's queue (CPU lane, shown in the Jobs panel):
-// PackageWriter writes the package into a temporary folder beside `out` and moves it into place, after
-// the optional nvcc build check (PackageBuildCheck, sm_90 as `nova export --check-build`). Cancel is
+// first the model file is checked to rebuild its Model from get_init_inputs() (ModelRebuildCheck, as
+// `nova export` does), then PackageWriter writes the package into a temporary folder beside `out` and
+// moves it into place, after the optional nvcc build check (PackageBuildCheck, sm_90 as `nova export --check-build`). Cancel is
 // honoured between steps; a failure or a cancel leaves nothing behind. Its result: {"out", "package",
 // "shipped"}; a failure's error is the ExportError's message.
 class ExportJob {
@@ -24,6 +25,8 @@ class ExportJob {
     ExportPlan plan;
     std::filesystem::path out;
     std::string command;  // the equivalent `nova export` line, for the package's README
+    std::filesystem::path model;  // the model file, checked to rebuild its Model before anything is written
+    std::string python;           // the interpreter that checks it
     std::optional<BuildCheck> check;
   };
   static constexpr const char* kKey = "export";

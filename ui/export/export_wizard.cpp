@@ -85,6 +85,8 @@ int ExportWizard::startExport(QString* error) {
     r.plan = ExportPlanner::plan(s.store(), s.model_unchanged(), exportOptions());
     r.out = QDir::cleanPath(options_->outFolder()).toStdString();
     r.command = commandLine().toStdString();
+    r.model = s.options().model;
+    r.python = s.options().python;
     if (options_->checkBuild())
       r.check = ExportJob::BuildCheck{PackageBuildCheck::nvcc(settings_.resolved_cuda_toolkit()), s.options().python};
     shipped_.clear();
