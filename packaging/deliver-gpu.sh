@@ -42,8 +42,14 @@ prepare() {
   "$nova" check-package "$model" --project "$projects/$m" --package "$pkg" --build-only > "$out/$m.build.txt" 2>&1
   say "$m: check-package --build-only rc $?"
   [ "$client" = 1 ] || return
-  python3 -m venv --system-site-packages "$venv" &&
-    "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index "$pkg" > "$out/$m.pip.txt" 2>&1
+  python3 -m venv --system-site-packages "$venv" || { say "$m: no virtual environment"; return; }
+  # A torch that python3 finds outside the system site folders (a user site, PYTHONPATH) is the
+  # client's torch too: the venv gets it through a .pth file.
+  if ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
+    python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' \
+      > "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/client_torch.pth"
+  fi
+  "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index "$pkg" > "$out/$m.pip.txt" 2>&1
   say "$m: client pip install rc $?"
 }
 : > "$out/summary.txt"

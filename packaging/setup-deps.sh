@@ -18,7 +18,8 @@ apt_pkgs=(cmake ninja-build g++ pkg-config python3-venv
           bubblewrap)
 if [ "${NOVA_HEADLESS:-0}" != 1 ]; then
   apt_pkgs+=(qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev qt6-svg-dev
-             libqscintilla2-qt6-dev libgl-dev xvfb xauth qtkeychain-qt6-dev)
+             libqscintilla2-qt6-dev libgl-dev xvfb xauth qtkeychain-qt6-dev
+             dpkg-dev debootstrap)  # the .deb (packaging/make-deb.sh) and its install test
 fi
 
 missing=()

@@ -130,8 +130,9 @@ DoctorReport collect_doctor_report(const DoctorOptions& options) {
                         " does not see the GPU: it may be a CPU-only build.");
   }
   if (!r.libtorch_linked)
-    r.notes.push_back("LibTorch is not available to this build (configure with torch's cmake prefix path)" +
-                      (r.libtorch_version.empty() ? std::string(".") : ": " + r.libtorch_version));
+    r.notes.push_back("LibTorch is not loaded in-process (" + r.libtorch_version +
+                      "): a build configured with torch's cmake prefix path has the probe; the .deb does not ship "
+                      "it. The workers use their Python's torch (above) either way.");
   return r;
 }
 

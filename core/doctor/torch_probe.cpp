@@ -1,30 +1,16 @@
 // Loads libnova_torch_probe.so (built when CMake found LibTorch) and asks it for LibTorch's
 // version and CUDA devices. RTLD_LOCAL keeps torch's exported libstdc++ copies away from ours.
 #include <dlfcn.h>
-#include "core/env/build_info.h"
-#include <unistd.h>
 
 #include <filesystem>
 
 #include "core/doctor/doctor_report.h"
+#include "core/env/resource_paths.h"
 
 namespace nova {
-namespace {
-
-std::filesystem::path executable_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return {};
-  buf[n] = 0;
-  return std::filesystem::path(buf).parent_path();
-}
-
-}  // namespace
 
 void probe_libtorch(DoctorReport& report) {
-  std::vector<std::filesystem::path> candidates = {
-      executable_dir() / ".." / "lib" / "libnova_torch_probe.so",
-      std::filesystem::path(build_info::plugin_dir()) / "libnova_torch_probe.so"};
+  std::vector<std::filesystem::path> candidates = {plugin_dir() / "libnova_torch_probe.so"};
   void* lib = nullptr;
   std::string errors;
   for (const auto& c : candidates) {
@@ -36,7 +22,7 @@ void probe_libtorch(DoctorReport& report) {
   }
   if (!lib) {
     report.libtorch_linked = false;
-    report.libtorch_version = errors;
+    report.libtorch_version = errors.empty() ? "libnova_torch_probe.so is not in " + plugin_dir().string() : errors;
     return;
   }
   using Probe = int (*)(char*, int, int*, int*);

@@ -1,13 +1,33 @@
 #include "core/env/resource_paths.h"
 #include "core/env/build_info.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace nova {
 namespace fs = std::filesystem;
+namespace {
+
+// <prefix>/<relative> when this program runs installed (<prefix>/bin/<program>) and that folder
+// exists there; empty otherwise.
+fs::path installed(const fs::path& relative) {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  buf[n] = 0;
+  const fs::path bin = fs::path(buf).parent_path();
+  if (bin.filename() != "bin") return {};
+  const fs::path dir = bin.parent_path() / relative;
+  std::error_code ec;
+  return fs::is_directory(dir, ec) ? dir : fs::path();
+}
+
+}  // namespace
 
 fs::path resources_dir() {
   if (const char* p = std::getenv("NOVA_RESOURCES"); p && *p) return p;
+  if (fs::path dir = installed("share/nova/resources"); !dir.empty()) return dir;
   return fs::path(build_info::source_dir()) / "resources";
 }
 
@@ -16,7 +36,13 @@ fs::path examples_dir() { return resources_dir() / "examples"; }
 
 fs::path kernels_dir() {
   if (const char* p = std::getenv("NOVA_KERNELS"); p && *p) return p;
+  if (fs::path dir = installed("share/nova/kernels"); !dir.empty()) return dir;
   return fs::path(build_info::source_dir()) / "kernels";
+}
+
+fs::path plugin_dir() {
+  if (fs::path dir = installed("lib/nova"); !dir.empty()) return dir;
+  return build_info::plugin_dir();
 }
 
 fs::path default_venv() {

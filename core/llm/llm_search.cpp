@@ -242,12 +242,24 @@ void LlmSearch::evaluate(State& s, LlmCandidateRecord& record, const CancelToken
       outcome = "best";
       detail = fmt::format("the engine's choice for the group: {}", e.benchmark->verdict.sentence);
     } else {
-      outcome = "slower";
-      std::optional<double> best_cold =
-          best ? LlmEvaluation::read(session_.store(), *best).cold_us() : std::nullopt;
-      detail = cold && best_cold
-                   ? fmt::format("{:.2f} µs cold; v{} takes {:.2f} µs", *cold, *best, *best_cold)
-                   : e.benchmark->verdict.sentence;
+      // Against the best so far: each was timed against eager in its own run, so the two are compared
+      // through their cold ratios to eager. Overlapping 95% intervals: within the noise, a tie.
+      const std::optional<LlmEvaluation> b =
+          best ? std::optional(LlmEvaluation::read(session_.store(), *best)) : std::nullopt;
+      const std::optional<double> best_cold = b ? b->cold_us() : std::nullopt;
+      const auto& mine = e.benchmark->verdict.cold_interval;
+      const auto* theirs = b && b->benchmark ? &b->benchmark->verdict.cold_interval : nullptr;
+      const bool tie = cold && best_cold && mine && theirs && *theirs && mine->high >= (*theirs)->low && (*theirs)->high >= mine->low;
+      outcome = tie ? "tie" : "slower";
+      if (tie)
+        detail = fmt::format("{:.2f} µs cold, v{} {:.2f} µs: within the noise (cold vs eager {} [{}, {}], v{} {} [{}, {}])",
+                             *cold, *best, *best_cold, format_ratio(mine->ratio), format_ratio(mine->low),
+                             format_ratio(mine->high), *best, format_ratio((*theirs)->ratio),
+                             format_ratio((*theirs)->low), format_ratio((*theirs)->high));
+      else
+        detail = cold && best_cold
+                     ? fmt::format("{:.2f} µs cold; v{} takes {:.2f} µs", *cold, *best, *best_cold)
+                     : e.benchmark->verdict.sentence;
     }
   }
   record.outcome = outcome;

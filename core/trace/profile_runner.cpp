@@ -1,5 +1,4 @@
 #include "core/trace/profile_runner.h"
-#include "core/env/build_info.h"
 
 #include <unistd.h>
 #include <algorithm>
@@ -45,7 +44,7 @@ ProfileRunner::ProfileRunner(ProfileOptions options) : options_(std::move(option
 
 fs::path ProfileRunner::tracer_library() {
   if (const char* p = std::getenv("NOVA_TRACER"); p && *p) return p;
-  return fs::path(build_info::plugin_dir()) / "libnova_tracer.so";
+  return plugin_dir() / "libnova_tracer.so";
 }
 
 bool ProfileRunner::gpu_available(std::string* why) {

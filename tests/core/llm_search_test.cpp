@@ -249,6 +249,18 @@ TEST_F(LlmSearchFixture, ARoundThatBringsNothingBetterStopsTheSearch) {
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
+// A correct kernel timed within the noise of the best so far (their 95% intervals against eager
+// overlap) is a tie, said with both intervals, not "slower"; the best so far stays the choice.
+TEST_F(LlmSearchFixture, AKernelWithinTheNoiseOfTheBestIsATie) {
+  test::ScriptedLlmServer server = serve({answer("faster.md"), answer("faster_again.md")});
+  LlmSearchOptions o = shape(1, 2);
+  o.idle_rounds = 2;
+  LlmSearchReport r = search(server, o);
+  ASSERT_EQ(outcomes(r), (std::vector<std::string>{"best", "tie"}));
+  EXPECT_NE(r.candidates[1].detail.find("within the noise"), std::string::npos) << r.candidates[1].detail;
+  EXPECT_EQ(r.chosen, r.candidates[0].version_id);
+}
+
 TEST_F(LlmSearchFixture, TheMoneyBudgetStopsTheSearch) {
   test::ScriptedLlmServer server = serve({answer("slower.md"), answer("faster.md")});
   LlmSearchOptions o = shape(2, 2);

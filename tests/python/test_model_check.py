@@ -9,7 +9,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 from nova_worker import model_check  # noqa: E402
-from nova_worker.reference import Problem  # noqa: E402
 
 MODEL = textwrap.dedent("""
     import torch
@@ -46,10 +45,24 @@ def _package(forward, calls=None):
 
 
 def _check(tmp_path, pkg, trials=3):
-    path = tmp_path / "model.py"
-    path.write_text(MODEL)
-    problem = Problem(str(path), "cpu")
+    # The model as core sends it to the worker (nova check-package: model_source, model_name).
+    problem = model_check.load_client_model({"model_source": MODEL, "model_name": "client_model.py",
+                                             "work_dir": str(tmp_path)}, "cpu")
     return model_check.validate_model(problem, pkg, trials, 1234, False, torch.device("cpu"), lambda *a, **k: None)
+
+
+def test_the_client_model_loads_from_the_source_core_sends(tmp_path):
+    problem = model_check.load_client_model({"model_source": MODEL, "model_name": "client_model.py",
+                                             "work_dir": str(tmp_path)}, "cpu")
+    assert problem.form == "model"
+    assert problem.name == "client_model.py"
+
+
+def test_a_functional_form_file_is_not_a_whole_model(tmp_path):
+    functional = "import torch\n\ndef module_fn(x):\n    return torch.relu(x)\n\ndef get_inputs():\n    return [torch.randn(4)]\n"
+    with pytest.raises(Exception) as info:
+        model_check.load_client_model({"model_source": functional, "model_name": "f.py", "work_dir": str(tmp_path)}, "cpu")
+    assert "needs the model file" in str(info.value)
 
 
 def test_a_faithful_model_new_passes_and_its_call_counts_come_back(tmp_path):

@@ -156,6 +156,18 @@ def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, 
                        "warmup": "at least 3 calls and 25 ms per variant"}}
 
 
+def load_client_model(args, device):
+    """The client's whole model from the request (args["model_source"], args["model_name"], as core
+    sends them), as the reference: its Model, get_inputs and get_init_inputs."""
+    from .reference import Problem
+    path, name = candidates.request_file(args, "model", candidates.work_dir(args), ".py")
+    problem = Problem(path, device, name=name)
+    if problem.form != "model":
+        raise WorkerFailure("user_error", f"{problem.name}: a whole-model check needs the model file "
+                                          "(Model, get_inputs, get_init_inputs)")
+    return problem
+
+
 def model_check(args, progress) -> schemas.ModelCheckResult:
     if not torch.cuda.is_available():
         raise RuntimeError("no CUDA device is available to this worker")
@@ -169,10 +181,7 @@ def model_check(args, progress) -> schemas.ModelCheckResult:
         raise WorkerFailure("user_error", f"the package {args['package']} has kernels but their library did not "
                                           f"load: {getattr(pkg, 'LOAD_ERROR', '')}")
     progress("loading the client's model", 0.02)
-    problem = candidates.load_problem(args, device)
-    if problem.form != "model":
-        raise WorkerFailure("user_error", f"{problem.name}: a whole-model check needs the model file "
-                                          "(Model, get_inputs, get_init_inputs)")
+    problem = load_client_model(args, device)
     seed = int(args.get("seed", 1234))
     validation = validate_model(problem, pkg, int(args.get("trials", 3)), seed,
                                 bool(args.get("match_eager", False)), device, progress)
