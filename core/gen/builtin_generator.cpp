@@ -9,22 +9,45 @@
 #include "core/gen/gemm_rule.h"
 #include "core/gen/pointwise_rule.h"
 #include "core/gen/row_rule.h"
+#include "core/gen/window_reduce_rule.h"
 
 namespace nova {
 
 namespace {
 
+// Batch norm with running statistics (eval form): an affine map per channel, no reduction.
+bool eval_batch_norm(const GraphNode& n) {
+  if (n.target == "aten._native_batch_norm_legit_no_training.default") return true;
+  if (n.target != "aten.batch_norm.default") return false;
+  const NodeArg* training = find_arg(n, "training", 5);
+  return training && training->constant.is_boolean() && !training->constant.get<bool>();
+}
+
 RuleOutput pick_rule(const GroupContext& ctx) {
   const GraphNode* anchor = ctx.anchor();
-  if (!anchor) return PointwiseRule::generate(ctx);
+  if (!anchor) {
+    // Pooling has no anchor class of its own: the group's pooling node is the reduction.
+    for (const GraphNode* n : ctx.nodes())
+      if (n->op_class != OpClass::Elementwise && n->op_class != OpClass::DataMovement &&
+          WindowReduceRule::applies_to(*n))
+        return WindowReduceRule::generate(ctx, *n);
+    return PointwiseRule::generate(ctx);
+  }
   switch (anchor->op_class) {
     case OpClass::Convolution:
       return Conv2dRule::generate(ctx);
     case OpClass::Matmul:
       return GemmRule::generate(ctx);
-    case OpClass::Reduction:
     case OpClass::Normalization:
+      if (eval_batch_norm(*anchor)) return PointwiseRule::generate(ctx);  // per-channel affine: pointwise
       return RowRule::generate(ctx);
+    case OpClass::Reduction:
+      try {
+        return RowRule::generate(ctx);
+      } catch (const UnsupportedGroup&) {
+        if (!WindowReduceRule::applies_to(*anchor)) throw;
+        return WindowReduceRule::generate(ctx, *anchor);  // along leading dimensions, min/max values
+      }
     default:
       break;
   }

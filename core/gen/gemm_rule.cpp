@@ -101,6 +101,14 @@ RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g) {
   out.plan.steps.push_back(step);
   out.library_ops = {g.target};
   if (ctx.outputs.size() == 1 && ctx.outputs[0].name == result.name) {
+    // Operands that are only views (x.T, a permute) are what eager hands the library as they are:
+    // copying them first only adds a pass.
+    bool views = false, computes = false;
+    for (const GraphNode* n : ctx.nodes())
+      if (n != &g) (n->op_class == OpClass::DataMovement ? views : computes) = true;
+    if (views && !computes)
+      throw UnsupportedGroup(fmt::format(
+          "eager's {} call is already the best form: its operands are views it reads as they are", g.target));
     out.plan.steps.back().out = "output:0";
     if (out.plan.temps.size() == 1) out.plan.temps.clear();  // the result temp is unused now
     out.rule = "gemm_library";

@@ -1,5 +1,6 @@
 #include "core/gen/pointwise_emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -407,6 +408,7 @@ NodeEvaluation PointwiseEmitter::eval_node(const GraphNode& node, int output_ind
       {"hardswish.default", "nova::hardswishf_({})"},
       {"hardsigmoid.default", "nova::hardsigmoidf_({})"},
       {"mish.default", "nova::mishf_({})"},
+      {"selu.default", "nova::seluf_({})"},
       {"log1p.default", "log1pf({})"},
       {"expm1.default", "expm1f({})"},
       {"sin.default", "sinf({})"},
@@ -443,6 +445,37 @@ NodeEvaluation PointwiseEmitter::eval_node(const GraphNode& node, int output_ind
     std::string x = co_await X();
     co_return fresh(fmt::format("{2} * ({0} > 0.0f ? {0} : {1} * expm1f({0} * {3}))", x, lit("alpha", 1, 1.0),
                                 lit("scale", 2, 1.0), lit("input_scale", 3, 1.0)));
+  }
+  // Batch norm in eval form (running statistics): per element of channel c (dimension 1),
+  // (x - mean[c]) / sqrt(var[c] + eps) * weight[c] + bias[c]. The per-channel reads are not numpy
+  // broadcasts of the result's coordinates, so no 16-byte path is taken through them.
+  if (op == "batch_norm.default" || op == "_native_batch_norm_legit_no_training.default") {
+    const bool legit = op != "batch_norm.default";
+    if (!legit && constant("training", 5, false).get<bool>())
+      throw UnsupportedGroup("batch norm in training form (batch statistics): no builtin rule");
+    if (rank < 2 || output_index != 0) throw UnsupportedGroup(op + " without a channel dimension");
+    remapped_ = true;
+    const std::string eps = lit("eps", legit ? 6 : 7, 1e-5);
+    auto channel = [&](const char* name, int pos) -> std::optional<NodeEvaluation::Operand> {
+      const NodeArg* a = find_arg(node, name, pos);
+      if (!a || a->tensor.empty()) return std::nullopt;
+      return NodeEvaluation::Operand::of(a->tensor, {coords[1]});
+    };
+    auto mean = channel("running_mean", 3), var = channel("running_var", 4);
+    if (!mean || !var) throw UnsupportedGroup(op + " without running statistics");
+    std::string y = co_await X("input", 0);
+    std::string m = co_await std::move(*mean);
+    std::string v = co_await std::move(*var);
+    y = fresh(fmt::format("({} - {}) * rsqrtf({} + {})", y, m, v, eps));
+    if (auto w = channel("weight", 1)) {
+      std::string wv = co_await std::move(*w);
+      y = fresh(fmt::format("{} * {}", y, wv));
+    }
+    if (auto b = channel("bias", 2)) {
+      std::string bv = co_await std::move(*b);
+      y = fresh(fmt::format("{} + {}", y, bv));
+    }
+    co_return y;
   }
   if (op == "clamp.default" || op == "clamp.Tensor" || op == "clamp_min.default" ||
       op == "clamp_max.default") {
@@ -496,8 +529,14 @@ NodeEvaluation PointwiseEmitter::eval_node(const GraphNode& node, int output_ind
   std::optional<NodeEvaluation::Operand> viewed;
   if (op == "view.default" || op == "_unsafe_view.default" || op == "reshape.default" ||
       op == "flatten.using_ints" || op == "view_as.default" || op == "reshape_as.default") {
-    std::string flat = fmt::format("i{}", counter_++);
-    lines_.push_back(fmt::format("const long long {} = {};", flat, ravel(coords, out_shape)));
+    // A noted flat index of these coordinates is the view's flat index as it is.
+    std::string flat;
+    if (auto known = flats_.find(flat_key(coords, out_shape)); known != flats_.end()) {
+      flat = known->second;
+    } else {
+      flat = fmt::format("i{}", counter_++);
+      lines_.push_back(fmt::format("const long long {} = {};", flat, ravel(coords, out_shape)));
+    }
     viewed = NodeEvaluation::Operand::of(src, unravel(flat, src_shape));
   } else if (op == "transpose.int" || op == "t.default") {
     std::int64_t d0 = 0, d1 = 1;
@@ -506,6 +545,9 @@ NodeEvaluation PointwiseEmitter::eval_node(const GraphNode& node, int output_ind
       d1 = normalize_dim(constant("dim1", 2, 1).get<std::int64_t>(), rank);
     }
     if (rank >= 2) std::swap(s[static_cast<std::size_t>(d0)], s[static_cast<std::size_t>(d1)]);
+    viewed = NodeEvaluation::Operand::of(src, s);
+  } else if (op == "numpy_T.default") {  // x.T: every dimension reversed
+    std::reverse(s.begin(), s.end());
     viewed = NodeEvaluation::Operand::of(src, s);
   } else if (op == "permute.default") {
     auto dims = int_list("dims", 1);

@@ -243,7 +243,8 @@ RuleOutput PointwiseRule::materialize(const GroupContext& ctx, const std::string
   FusionGroup part = ctx.group;
   part.outputs = {tensor};
   GroupContext sub(ctx.graph, part, ctx.target);
-  RuleOutput out = generate(sub, {}, "operand");
+  // Named after the operand: a group may materialize several, each its own kernel.
+  RuleOutput out = generate(sub, {}, "operand_" + GroupContext::c_identifier(tensor));
   for (auto& step : out.plan.steps)
     for (auto& a : step.args)
       if (a.ref == "output:0") a.ref = temp_ref;

@@ -112,6 +112,24 @@ RowSpec read_spec(const GraphNode& a, PointwiseEmitter& e) {
     s.weight = tensor_arg("weight", 2);
     s.bias = tensor_arg("bias", 3);
     s.eps = eps_arg(4, 1e-5);
+  } else if (op == "instance_norm.default") {
+    // Instance norm normalizes each (sample, channel) over space: group norm with one channel per group.
+    const NodeArg* use_stats = find_arg(a, "use_input_stats", 5);
+    if (use_stats && use_stats->constant.is_boolean() && !use_stats->constant.get<bool>())
+      throw UnsupportedGroup("instance norm with running statistics: no row rule");
+    if (s.shape.size() < 3) throw UnsupportedGroup("instance_norm needs a channel and a spatial dimension");
+    s.kind = RowKind::GroupNorm;
+    s.channels = s.groups = s.shape[1];
+    s.spatial = numel(s.shape) / (s.shape[0] * s.channels);
+    s.length = s.spatial;
+    s.weight = tensor_arg("weight", 1);
+    s.bias = tensor_arg("bias", 2);
+    s.eps = eps_arg(7, 1e-5);
+  } else if (op == "_native_batch_norm_legit_functional.default" || op == "_native_batch_norm_legit.default" ||
+             op == "batch_norm.default") {
+    throw UnsupportedGroup(
+        "batch norm in training form: per-channel statistics over the batch and space plus the running "
+        "statistics' update; no builtin rule (eager kept)");
   } else {
     throw UnsupportedGroup("no row rule for " + a.target);
   }

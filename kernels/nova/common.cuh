@@ -55,6 +55,10 @@ __device__ __forceinline__ float softplusf_(float x, float beta, float threshold
   return (x * beta > threshold) ? x : log1pf(expf(x * beta)) / beta;
 }
 __device__ __forceinline__ float mishf_(float x) { return x * tanhf(softplusf_(x, 1.0f, 20.0f)); }
+// SELU with PyTorch's constants: scale * (x > 0 ? x : alpha * (exp(x) - 1)).
+__device__ __forceinline__ float seluf_(float x) {
+  return 1.05070098735548049342f * (x > 0.0f ? x : 1.67326324235437728482f * expm1f(x));
+}
 __device__ __forceinline__ float hardswishf_(float x) {
   return x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f;
 }

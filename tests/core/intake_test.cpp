@@ -143,6 +143,17 @@ TEST_F(Intake, EveryExampleModel) {
       {"bmm_softmax.py", {"gemm+epilogue", "reduction"}},
       {"groupnorm_mish.py", {"norm"}},
       {"logsumexp_rows.py", {"reduction"}},
+      // The coverage models (issue #24; their graphs in tests/fixtures/graphs/coverage).
+      {"activation_chain.py", {"elementwise", "other", "elementwise", "elementwise", "elementwise", "elementwise"}},
+      {"adaptive_global_pool.py", {"conv+epilogue", "other", "other", "gemm+epilogue", "other"}},
+      {"bmm_transposed_tril_logsumexp.py", {"gemm+epilogue", "reduction", "gemm+epilogue"}},
+      {"conv3d_batchnorm_mish.py", {"conv+epilogue", "elementwise", "norm"}},
+      {"conv_transpose2d_maxpool_hardtanh.py", {"conv+epilogue", "other"}},
+      {"conv_transpose3d_avgpool_gelu.py", {"conv+epilogue", "other", "reduction"}},
+      {"depthwise_grouped_conv_relu.py", {"conv+epilogue", "conv+epilogue", "conv+epilogue"}},
+      {"linear_softmax_sum.py", {"gemm+epilogue", "reduction", "reduction", "gemm+epilogue", "gemm+epilogue"}},
+      {"norms_instance_group_layer.py", {"norm", "norm", "norm", "norm"}},
+      {"reductions_any_dim.py", {"reduction", "reduction", "reduction", "reduction", "reduction"}},
   };
   // The *_large.py examples (KernelBench's compute-bound sizes of the seed problems) are left out:
   // one eager CPU run of them takes minutes and gigabytes. Their graphs are recorded in
@@ -155,7 +166,7 @@ TEST_F(Intake, EveryExampleModel) {
       if (e.path().extension() == ".py" && !large) models.push_back(e.path());
     }
   std::sort(models.begin(), models.end());
-  ASSERT_GE(models.size(), 16u);  // 9 shared + 7 in the repo (two of them the seed copies)
+  ASSERT_GE(models.size(), 26u);  // 9 shared + 17 in the repo (two of them the seed copies)
 
   IntakeRunner runner(*worker_);
   IntakeOptions opts;

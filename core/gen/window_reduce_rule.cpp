@@ -1,0 +1,310 @@
+#include "core/gen/window_reduce_rule.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace nova {
+namespace {
+
+// One thread walks at most this many input elements (a longer window is declined: too few results
+// to spread the work over, and a long serial sum).
+constexpr std::int64_t kMaxWindow = 4096;
+constexpr int kThreads = 128;
+
+enum class Combine { Sum, Mean, Max, Min };
+
+// How one input dimension is walked: a loop over [lo, hi), or the result's coordinate as it is.
+struct DimWalk {
+  std::string coord;  // the input coordinate: a result coordinate, or the loop variable
+  std::string setup;  // statements before the loop (bounds)
+  std::string lo, hi;  // loop bounds; empty when the dimension is not walked
+  std::string guard;   // a condition on the loop variable (dilated windows over padding)
+  std::string divisor;  // this dimension's factor of an average's divisor
+};
+
+struct Window {
+  std::string op;  // the anchor op without "aten."
+  Combine combine = Combine::Sum;
+  std::string input;
+  std::vector<DimWalk> dims;  // one per input dimension
+  std::int64_t span = 1;      // largest number of elements one result reads
+  std::string divisor_override;
+};
+
+std::string op_name(const GraphNode& n) { return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target; }
+
+const std::set<std::string>& pooling_ops() {
+  static const std::set<std::string> ops = {
+      "max_pool2d.default",          "max_pool3d.default",          "avg_pool2d.default",
+      "avg_pool3d.default",          "adaptive_avg_pool2d.default", "adaptive_avg_pool3d.default",
+      "_adaptive_avg_pool2d.default", "_adaptive_avg_pool3d.default", "adaptive_max_pool2d.default",
+      "adaptive_max_pool3d.default"};
+  return ops;
+}
+
+const std::set<std::string>& reduction_ops() {
+  static const std::set<std::string> ops = {"sum.dim_IntList", "mean.dim", "amax.default", "amin.default",
+                                            "min.dim", "max.dim"};
+  return ops;
+}
+
+std::vector<std::int64_t> int_list(const GraphNode& n, const char* name, int pos, std::size_t k,
+                                   std::vector<std::int64_t> fallback) {
+  const NodeArg* a = find_arg(n, name, pos);
+  std::vector<std::int64_t> v = fallback;
+  if (a && a->constant.is_number()) v = {a->constant.get<std::int64_t>()};
+  if (a && a->constant.is_array() && !a->constant.empty()) v = a->constant.get<std::vector<std::int64_t>>();
+  if (v.size() == 1) v.assign(k, v[0]);
+  if (v.size() != k) throw UnsupportedGroup(fmt::format("{}: '{}' does not have {} values", n.target, name, k));
+  return v;
+}
+
+bool bool_arg(const GraphNode& n, const char* name, int pos, bool fallback) {
+  const NodeArg* a = find_arg(n, name, pos);
+  return a && a->constant.is_boolean() ? a->constant.get<bool>() : fallback;
+}
+
+// The reduced dimensions of a reduction (sorted, non-negative); all of them when none are named.
+std::vector<std::int64_t> reduced_dims(const GraphNode& n, std::size_t rank) {
+  const NodeArg* d = find_arg(n, "dim", 1);
+  std::vector<std::int64_t> dims;
+  if (d && d->constant.is_number()) dims = {d->constant.get<std::int64_t>()};
+  if (d && d->constant.is_array()) dims = d->constant.get<std::vector<std::int64_t>>();
+  if (dims.empty())
+    for (std::size_t i = 0; i < rank; ++i) dims.push_back(static_cast<std::int64_t>(i));
+  for (auto& x : dims) x = x < 0 ? x + static_cast<std::int64_t>(rank) : x;
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
+Window reduction_window(const GraphNode& a, const std::vector<std::int64_t>& in, const std::vector<std::string>& out) {
+  Window w;
+  w.op = op_name(a);
+  w.combine = w.op == "sum.dim_IntList" ? Combine::Sum
+              : w.op == "mean.dim"      ? Combine::Mean
+              : (w.op == "amax.default" || w.op == "max.dim") ? Combine::Max
+                                                               : Combine::Min;
+  const bool keepdim = bool_arg(a, "keepdim", 2, false);
+  const auto dims = reduced_dims(a, in.size());
+  std::size_t j = 0;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    DimWalk walk;
+    const bool reduced = std::find(dims.begin(), dims.end(), static_cast<std::int64_t>(d)) != dims.end();
+    if (reduced) {
+      walk.coord = fmt::format("w{}", d);
+      walk.lo = "0";
+      walk.hi = fmt::format("{}LL", in[d]);
+      walk.divisor = fmt::format("{}", in[d]);
+      w.span *= in[d];
+      if (keepdim) ++j;
+    } else {
+      walk.coord = out.at(j++);
+    }
+    w.dims.push_back(walk);
+  }
+  return w;
+}
+
+// Pooling over the last k dimensions; the leading ones (batch, channels) pass through.
+Window pooling_window(const GraphNode& a, const std::vector<std::int64_t>& in, const std::vector<std::string>& out) {
+  Window w;
+  w.op = op_name(a);
+  const std::size_t k = w.op.find("3d") != std::string::npos ? 3 : 2;
+  if (in.size() < k + 1 || out.size() != in.size())
+    throw UnsupportedGroup(fmt::format("{} on a tensor of {} dimensions", a.target, in.size()));
+  const std::size_t lead = in.size() - k;
+  const bool adaptive = w.op.find("adaptive") != std::string::npos;
+  const bool max = w.op.find("max") != std::string::npos;
+  w.combine = max ? Combine::Max : Combine::Mean;
+  for (std::size_t d = 0; d < lead; ++d) w.dims.push_back(DimWalk{out[d], "", "", "", "", ""});
+  std::vector<std::int64_t> kernel, stride, pad, dilation;
+  bool count_include_pad = true;
+  if (!adaptive) {
+    kernel = int_list(a, "kernel_size", 1, k, {});
+    stride = int_list(a, "stride", 2, k, kernel);
+    pad = int_list(a, "padding", 3, k, {0});
+    dilation = max ? int_list(a, "dilation", 4, k, {1}) : std::vector<std::int64_t>(k, 1);
+    if (!max) {
+      count_include_pad = bool_arg(a, "count_include_pad", 5, true);
+      const NodeArg* o = find_arg(a, "divisor_override", 6);
+      if (o && o->constant.is_number()) w.divisor_override = fmt::format("{}.0f", o->constant.get<std::int64_t>());
+    }
+  }
+  const auto& out_shape = a.outputs.at(0).shape;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::size_t d = lead + i;
+    const std::string o = out[d], v = fmt::format("w{}", d);
+    const std::int64_t size = in[d];
+    DimWalk walk;
+    walk.coord = v;
+    if (adaptive) {
+      // PyTorch's adaptive windows: [floor(o * I / O), ceil((o + 1) * I / O)).
+      const std::int64_t osz = out_shape[d];
+      walk.setup = fmt::format(
+          "  const long long lo{d} = ({o} * {I}LL) / {O}LL, hi{d} = (({o} + 1) * {I}LL + {O}LL - 1) / {O}LL;\n",
+          fmt::arg("d", d), fmt::arg("o", o), fmt::arg("I", size), fmt::arg("O", osz));
+      std::int64_t widest = 0;
+      for (std::int64_t x = 0; x < osz; ++x)
+        widest = std::max(widest, ((x + 1) * size + osz - 1) / osz - (x * size) / osz);
+      w.span *= widest;
+      walk.divisor = fmt::format("(hi{0} - lo{0})", d);
+    } else if (max) {
+      // Taps at o * stride - pad + t * dilation; taps in the padding are skipped.
+      walk.setup = fmt::format("  const long long lo{d} = {o} * {s}LL - {p}LL;\n", fmt::arg("d", d),
+                               fmt::arg("o", o), fmt::arg("s", stride[i]), fmt::arg("p", pad[i]));
+      walk.coord = fmt::format("(lo{} + t{} * {}LL)", d, d, dilation[i]);
+      walk.guard = fmt::format("{0} >= 0 && {0} < {1}LL", walk.coord, size);
+      w.span *= kernel[i];
+    } else {
+      // PyTorch's average pool: the divisor counts the padding inside the input's padded extent
+      // (count_include_pad) or only the taps inside the input.
+      walk.setup = fmt::format(
+          "  long long lo{d} = {o} * {s}LL - {p}LL, hi{d} = lo{d} + {K}LL < {I}LL + {p}LL ? lo{d} + {K}LL : {I}LL + {p}LL;\n"
+          "  const long long pool{d} = hi{d} - lo{d};\n"
+          "  lo{d} = lo{d} > 0 ? lo{d} : 0;\n  hi{d} = hi{d} < {I}LL ? hi{d} : {I}LL;\n",
+          fmt::arg("d", d), fmt::arg("o", o), fmt::arg("s", stride[i]), fmt::arg("p", pad[i]),
+          fmt::arg("K", kernel[i]), fmt::arg("I", size));
+      walk.divisor = count_include_pad ? fmt::format("pool{}", d) : fmt::format("(hi{0} - lo{0})", d);
+      w.span *= kernel[i];
+    }
+    if (max && !adaptive) {
+      walk.lo = "0";
+      walk.hi = fmt::format("{}LL", kernel[i]);
+    } else {
+      walk.lo = fmt::format("lo{}", d);
+      walk.hi = fmt::format("hi{}", d);
+    }
+    w.dims.push_back(walk);
+  }
+  return w;
+}
+
+}  // namespace
+
+bool WindowReduceRule::applies_to(const GraphNode& node) {
+  const std::string op = op_name(node);
+  return pooling_ops().count(op) > 0 || reduction_ops().count(op) > 0;
+}
+
+RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& a) {
+  const std::string op = op_name(a);
+  const NodeArg* in_arg = find_arg(a, "self", 0);
+  if (!in_arg || in_arg->tensor.empty()) throw UnsupportedGroup(a.target + " without a tensor input");
+  PointwiseEmitter probe(ctx.graph, ctx.group);
+  const std::vector<std::int64_t> in_shape = probe.info(in_arg->tensor).shape;
+  const TensorInfo& result = a.outputs.at(0);
+  if (ctx.outputs.size() != 1) throw UnsupportedGroup("a reduction group with several outputs");
+  const TensorInfo& out = ctx.outputs[0];
+  if (numel(out.shape) != numel(result.shape))
+    throw UnsupportedGroup("the epilogue of a reduced result changes its size");
+
+  // The result's coordinates of this thread's element f, and the walk over its window.
+  const std::vector<std::string> rc = unravel("f", result.shape);
+  Window w = pooling_ops().count(op) ? pooling_window(a, in_shape, rc) : reduction_window(a, in_shape, rc);
+  w.input = in_arg->tensor;
+  if (w.span > kMaxWindow)
+    throw UnsupportedGroup(fmt::format("{} reads up to {} elements per result; one thread per result walks at "
+                                       "most {}",
+                                       a.target, w.span, kMaxWindow));
+
+  // The window's body: the prologue at the walked coordinates, then the combine step.
+  PointwiseEmitter body(ctx.graph, ctx.group);
+  ctx.bind_inputs(body);
+  std::vector<std::string> coords;
+  for (const auto& d : w.dims) coords.push_back(d.coord);
+  const std::string v = body.value(w.input, coords);
+  std::string loops, setup, guard, close;
+  int depth = 1;
+  for (std::size_t d = 0; d < w.dims.size(); ++d) {
+    const DimWalk& walk = w.dims[d];
+    setup += walk.setup;
+    if (walk.hi.empty()) continue;
+    const std::string var = walk.guard.empty() ? fmt::format("w{}", d) : fmt::format("t{}", d);
+    loops += fmt::format("{}for (long long {v} = {lo}; {v} < {hi}; ++{v}) {{\n", std::string(2 * depth, ' '),
+                         fmt::arg("v", var), fmt::arg("lo", walk.lo), fmt::arg("hi", walk.hi));
+    if (!walk.guard.empty()) guard += (guard.empty() ? "" : " && ") + walk.guard;
+    close = std::string(2 * depth, ' ') + "}\n" + close;
+    ++depth;
+  }
+  const std::string pad(2 * depth, ' ');
+  std::string step;
+  switch (w.combine) {
+    case Combine::Sum:
+    case Combine::Mean:
+      step = fmt::format("acc += {};", v);
+      break;
+    case Combine::Max:
+      step = fmt::format("acc = nova::maximumf_(acc, {});", v);  // NaN propagates, as in PyTorch
+      break;
+    case Combine::Min:
+      step = fmt::format("acc = nova::minimumf_(acc, {});", v);
+      break;
+  }
+  std::string inner = body.take_code(static_cast<int>(2 * depth + (guard.empty() ? 0 : 2))) +
+                      std::string(2 * depth + (guard.empty() ? 0 : 2), ' ') + step + "\n";
+  if (!guard.empty()) inner = fmt::format("{}if ({}) {{\n{}{}}}\n", pad, guard, inner, pad);
+  const char* init = w.combine == Combine::Max ? "-INFINITY" : w.combine == Combine::Min ? "INFINITY" : "0.0f";
+  std::string divisor;
+  if (w.combine == Combine::Mean) {
+    if (!w.divisor_override.empty()) {
+      divisor = w.divisor_override;
+    } else {
+      std::vector<std::string> factors;
+      for (const auto& d : w.dims)
+        if (!d.divisor.empty()) factors.push_back(d.divisor);
+      divisor = fmt::format("(float)({})", factors.empty() ? std::string("1") : fmt::format("{}", fmt::join(factors, " * ")));
+    }
+  }
+  const std::string reduced = w.combine == Combine::Mean ? fmt::format("acc / {}", divisor) : "acc";
+
+  // The epilogue at the output's coordinates; the output has the result's elements in the same order
+  // (the result itself, or a flattening view of it), so both are at flat index f.
+  PointwiseEmitter epilogue(ctx.graph, ctx.group);
+  ctx.bind_inputs(epilogue);
+  const std::vector<std::string> oc = unravel("f", out.shape);
+  epilogue.note_flat(rc, result.shape, "f");
+  epilogue.note_flat(oc, out.shape, "f");
+  epilogue.bind_register(result.name, "reduced", rc);
+  const std::string y = epilogue.value(out.name, oc);
+  // Every group node must be on the path from the input through the reduction to the output.
+  std::set<int> seen = body.visited_nodes();
+  for (int id : epilogue.visited_nodes()) seen.insert(id);
+  seen.insert(a.id);
+  for (const GraphNode* n : ctx.nodes())
+    if (!seen.count(n->id)) throw UnsupportedGroup(n->target + " is off the reduction's path");
+
+  const std::string kind = op.substr(0, op.find('.'));
+  const std::string name = fmt::format("nova_g{}_window_{}", ctx.group.id, kind);
+  const std::int64_t count = numel(result.shape);
+  RuleOutput r;
+  r.rule = "window_reduce";
+  r.kernels = fmt::format(
+      "// {target} of {in} into {res}: one thread per result element walks its window (up to {span}\n"
+      "// elements), then the epilogue and one store.\n"
+      "extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
+      "  const long long f = blockIdx.x * {T}LL + threadIdx.x;\n"
+      "  if (f >= {count}LL) return;\n{setup}  float acc = {init};\n{loops}{inner}{close}"
+      "  const float reduced = {reduced};\n{epi}  {outp}[f] = nova::from_f<{otype}>({y});\n}}\n\n",
+      fmt::arg("target", a.target), fmt::arg("in", GroupContext::shape_text(in_shape)),
+      fmt::arg("res", GroupContext::shape_text(result.shape)), fmt::arg("span", w.span), fmt::arg("T", kThreads),
+      fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("count", count),
+      fmt::arg("setup", setup), fmt::arg("init", init), fmt::arg("loops", loops), fmt::arg("inner", inner),
+      fmt::arg("close", close), fmt::arg("reduced", reduced), fmt::arg("epi", epilogue.take_code(2)),
+      fmt::arg("outp", ctx.output_names[0]), fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("y", y));
+  r.plan = ctx.base_plan();
+  PlanStep s;
+  s.type = "kernel";
+  s.kernel = name;
+  s.grid = {(count + kThreads - 1) / kThreads, 1, 1};
+  s.block = {kThreads, 1, 1};
+  s.args = ctx.plan_args();
+  r.plan.steps.push_back(s);
+  r.notes = fmt::format("{} results, one thread each over a window of up to {} elements", count, w.span);
+  return r;
+}
+
+}  // namespace nova
