@@ -46,4 +46,11 @@ AboutDialog::AboutDialog(const QString& python, const QString& toolkit, QWidget*
 
 QString AboutDialog::reportText() const { return report_->toPlainText(); }
 
+AboutDialog* AboutDialog::open(const QString& python, const QString& toolkit, QWidget* parent) {
+  auto* about = new AboutDialog(python, toolkit, parent);
+  about->setAttribute(Qt::WA_DeleteOnClose);
+  about->show();
+  return about;
+}
+
 }  // namespace nova::ui

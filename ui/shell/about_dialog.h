@@ -11,6 +11,8 @@ class AboutDialog : public QDialog {
   Q_OBJECT
  public:
   AboutDialog(const QString& python, const QString& toolkit, QWidget* parent = nullptr);
+  // Shown beside `parent` (not modal) and deleted when closed.
+  static AboutDialog* open(const QString& python, const QString& toolkit, QWidget* parent);
   QString reportText() const;
 
  signals:

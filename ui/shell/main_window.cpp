@@ -2,29 +2,22 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QTimer>
 
 #include <utility>
 
 #include "core/env/resource_paths.h"
-#include "core/sandbox/sandbox_policy.h"
-#include "core/sandbox/sandbox_refused.h"
-#include "core/sandbox/unsandboxed_consent.h"
-#include "core/session/stored_generation.h"
 #include "ui/export/export_action.h"
 #include "ui/graph/graph_view.h"
 #include "ui/graph/model_graph_widget.h"
 #include "ui/jobs/jobs_panel.h"
-#include "ui/llm/api_key_source.h"
+#include "ui/llm/llm_launcher.h"
 #include "ui/llm/llm_panel.h"
 #include "ui/results/results_panel.h"
 #include "ui/shell/about_dialog.h"
@@ -39,7 +32,6 @@
 #include "ui/shell/warnings_panel.h"
 #include "ui/trace/profile_panel.h"
 #include "ui/versions/kernel_workspace.h"
-#include "ui/versions/version_tree_model.h"
 #include "ui/versions/version_tree_view.h"
 
 namespace nova::ui {
@@ -78,17 +70,15 @@ void MainWindow::buildDocks() {
   centre_->addWidget(graphWidget_);
   setCentralWidget(centre_);
   docks_ = new StageDocks(this);
-  jobsPanel_ = new JobsPanel(this);
-  docks_->dock("jobs")->setWidget(jobsPanel_);
-  resultsPanel_ = new ResultsPanel(this);
-  docks_->dock("results")->setWidget(resultsPanel_);
-  warningsPanel_ = new WarningsPanel(this);
-  docks_->dock("warnings")->setWidget(warningsPanel_);
+  jobsPanel_ = docks_->put("jobs", new JobsPanel(this));
+  resultsPanel_ = docks_->put("results", new ResultsPanel(this));
+  warningsPanel_ = docks_->put("warnings", new WarningsPanel(this));
   connect(warningsPanel_, &WarningsPanel::countChanged, this, [this](int n) {
     docks_->dock("warnings")->setWindowTitle(n > 0 ? tr("Warnings (%1)").arg(n) : tr("Warnings"));
   });
-  llmPanel_ = new LlmPanel(this);
-  docks_->dock("llm")->setWidget(llmPanel_);
+  llmPanel_ = docks_->put("llm", new LlmPanel(this));
+  llmLauncher_ = new LlmLauncher(*studio_, settings_, *llmPanel_, [this] { docks_->show("llm"); },
+                                 [this] { return currentModel_; }, this);
   profilePanel_ = new ProfilePanel(this);  // in the timeline and hot-op docks once a profile exists
   profilePanel_->hide();
   traceDocks_ = new TraceDocks(*docks_, *profilePanel_, this);
@@ -100,20 +90,8 @@ void MainWindow::connectSession() {
   connect(graphWidget_, &ModelGraphWidget::openSourceRequested, this, &MainWindow::showSource);
   connect(profilePanel_, &ProfilePanel::nodeSelected, graphWidget_, &ModelGraphWidget::selectNode);
   connect(profilePanel_, &ProfilePanel::sendToGenerator, this, &MainWindow::sendToGenerator);
-  connect(profilePanel_, &ProfilePanel::sendToLlm, this, [this](const QList<int>& ids, bool groups) {
-    if (ids.isEmpty()) return;
-    int group = ids.front();
-    if (!groups) {
-      const FusionGroup* g = graph() ? graph()->group_of(group) : nullptr;
-      if (!g) {
-        llmPanel_->showProblem(tr("Node %1 belongs to no fusion group: nothing to send to the LLM.").arg(group));
-        docks_->dock("llm")->raise();
-        return;
-      }
-      group = g->id;
-    }
-    sendToLlm(group);
-  });
+  connect(profilePanel_, &ProfilePanel::sendToLlm, this,
+          [this](const QList<int>& ids, bool groups) { llmLauncher_->sendNodes(ids, groups, graph()); });
   connect(graphWidget_->view(), &GraphView::sendToLlm, this, &MainWindow::sendToLlm);
   connect(studio_, &StudioSession::jobChanged, llmPanel_, &LlmPanel::jobChanged);
   connect(llmPanel_, &LlmPanel::versionsStored, this, [this] {
@@ -139,17 +117,6 @@ void MainWindow::connectSession() {
   connect(studio_, &StudioSession::profileFailed, this, [this](const QString& message) {
     statusBar()->showMessage(message, 30000);
     emit profileSettled(false, message);
-  });
-}
-
-void MainWindow::showEvent(QShowEvent* event) {
-  QMainWindow::showEvent(event);
-  if (docksSized_) return;
-  docksSized_ = true;
-  // Dock sizes apply only once the window has its geometry.
-  QTimer::singleShot(0, this, [this] {
-    resizeDocks({docks_->dock("hotops")}, {width() * 55 / 100}, Qt::Horizontal);  // the editor's room
-    resizeDocks({docks_->dock("timeline")}, {height() / 4}, Qt::Vertical);
   });
 }
 
@@ -242,12 +209,7 @@ void MainWindow::showProject() {
   workspace_ = new KernelWorkspace(*project(), docks_->dock("editor"));
   docks_->dock("editor")->setWidget(workspace_);
   connect(workspace_->versionTree(), &VersionTreeView::validateRequested, this, &MainWindow::validateVersion);
-  connect(workspace_->versionTree(), &VersionTreeView::sendToLlmRequested, this, [this](qint64 id) {
-    const CandidateVersion* v = workspace_->versionTree()->model()->version(id);
-    if (!v) return;
-    for (const auto& g : stored_groups(*project()))
-      if (g.record_id == v->group_id) sendToLlm(g.group.id);
-  });
+  connect(workspace_->versionTree(), &VersionTreeView::sendToLlmRequested, llmLauncher_, &LlmLauncher::sendVersion);
   connect(workspace_, &KernelWorkspace::versionShown, this,
           [this](qint64 id) { resultsPanel_->showStored(*project(), id); });
   jobsPanel_->setQueue(&studio_->session()->jobs());
@@ -307,88 +269,13 @@ void MainWindow::profileModel() { studio_->profile(); }
 void MainWindow::sendToGenerator(const QList<int>& ids, bool groups) {
   // Every fusion group has its candidate already: show the first hot group's (or hot node's group's).
   if (!workspace_ || ids.isEmpty()) return;
-  int group = ids.front();
-  if (!groups && graph())
-    if (const FusionGroup* g = graph()->group_of(group)) group = g->id;
-  statusBar()->showMessage(workspace_->openGroup(group), 15000);
+  statusBar()->showMessage(workspace_->openSelection(ids, groups, graph()), 15000);
   docks_->dock("editor")->raise();
 }
 
-bool MainWindow::sendToLlm(int group) {
-  docks_->dock("llm")->show();
-  docks_->dock("llm")->raise();
-  if (!studio_->session()) {
-    llmPanel_->showProblem(tr("Open a model first: the LLM search runs on one of its fusion groups."));
-    return false;
-  }
-  const auto& providers = settings_.llm_providers;
-  if (providers.empty()) {
-    llmPanel_->showProblem(tr("No LLM provider is set up: add one in Tools > Settings… (base URL, model, key "
-                              "variable); the key itself goes in that variable or the system keychain."));
-    return false;
-  }
-  LlmProvider provider = providers.front();
-  if (!settings_.llm_default_provider.empty()) {
-    try {
-      provider = find_llm_provider(providers, settings_.llm_default_provider);
-    } catch (const std::exception& e) {
-      llmPanel_->showProblem(tr("The default LLM provider: %1").arg(e.what()));
-      return false;
-    }
-  }
-  const ApiKeySource::Found key = ApiKeySource::find(provider);
-  if (!key.error.isEmpty()) {
-    llmPanel_->showProblem(key.error);
-    return false;
-  }
-  // LLM-written code runs in the sandbox; where it cannot start, only with this project's consent.
-  ProjectSession& session = *studio_->session();
-  try {
-    SandboxPolicy::decide(session.project_dir(), session.options().bwrap);
-  } catch (const SandboxRefused& e) {
-    askToRunUnsandboxed(group, QString::fromUtf8(e.what()));
-    return false;
-  } catch (const std::exception& e) {
-    llmPanel_->showProblem(tr("The project's sandbox setting cannot be read: %1").arg(e.what()));
-    return false;
-  }
-  return llmPanel_->start(session, provider, key.key.toStdString(), group, studio_->gpuMissing());
-}
+bool MainWindow::sendToLlm(int group) { return llmLauncher_->send(group); }
 
-void MainWindow::askToRunUnsandboxed(int group, const QString& refusal) {
-  llmPanel_->showProblem(refusal);
-  auto* box = new QMessageBox(QMessageBox::Warning, tr("No sandbox for LLM-written code"),
-                              tr("The sandbox for code an LLM writes cannot start here, so the search did not "
-                                 "start and nothing was sent to the provider."),
-                              QMessageBox::NoButton, this);
-  box->setObjectName("unsandboxedPrompt");
-  box->setInformativeText(tr("Allow LLM-written code to run without the sandbox for this project only? Its "
-                             "results will say \"sandboxed: false\". (nova llm --require-sandbox withdraws it.)"));
-  box->setDetailedText(refusal);
-  QPushButton* allow = box->addButton(tr("Allow for this project"), QMessageBox::AcceptRole);
-  allow->setObjectName("allowUnsandboxed");
-  box->addButton(QMessageBox::Cancel);
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  const QString model = currentModel();
-  connect(box, &QMessageBox::buttonClicked, this, [this, allow, group, model](QAbstractButton* clicked) {
-    if (clicked != static_cast<QAbstractButton*>(allow) || currentModel() != model || !studio_->session()) return;
-    try {
-      UnsandboxedConsent::set(studio_->session()->project_dir(), true);
-    } catch (const std::exception& e) {
-      llmPanel_->showProblem(tr("The consent cannot be stored in the project: %1").arg(e.what()));
-      return;
-    }
-    sendToLlm(group);
-  });
-  box->open();  // not exec(): the studio goes on while the question is shown
-}
-
-void MainWindow::showSource(const QString& file, int line) {
-  auto* viewer = new SourceViewer(this);
-  viewer->setAttribute(Qt::WA_DeleteOnClose);
-  viewer->showFile(file, line);
-  viewer->show();
-}
+void MainWindow::showSource(const QString& file, int line) { SourceViewer::open(file, line, this); }
 
 void MainWindow::showSettings() {
   SettingsDialog dialog(settings_, this);
@@ -400,10 +287,8 @@ void MainWindow::showSettings() {
 }
 
 void MainWindow::showAbout() {
-  auto* about = new AboutDialog(QString::fromStdString(settings_.resolved_python()),
-                                QString::fromStdString(settings_.resolved_cuda_toolkit()), this);
-  about->setAttribute(Qt::WA_DeleteOnClose);
-  about->show();
+  AboutDialog::open(QString::fromStdString(settings_.resolved_python()),
+                    QString::fromStdString(settings_.resolved_cuda_toolkit()), this);
 }
 
 }  // namespace nova::ui

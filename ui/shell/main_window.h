@@ -19,6 +19,7 @@ class PlaceholderPanel;
 class ModelGraphWidget;
 class KernelWorkspace;
 class LlmPanel;
+class LlmLauncher;
 class JobsPanel;
 class ResultsPanel;
 class ProfilePanel;
@@ -88,13 +89,7 @@ class MainWindow : public QMainWindow {
   // A profile (recorded or just traced) is on the timeline, or profiling failed.
   void profileSettled(bool ok, const QString& message);
 
- protected:
-  void showEvent(QShowEvent* event) override;
-
  private:
-  // The sandbox cannot start: asks whether this project may run LLM-written code without it (stored in
-  // the project, then the search starts); refused, nothing runs.
-  void askToRunUnsandboxed(int group, const QString& refusal);
   void buildMenus();
   void buildDocks();
   void connectSession();
@@ -114,7 +109,6 @@ class MainWindow : public QMainWindow {
   QLabel* generatorLabel_ = nullptr;
   QStackedWidget* centre_ = nullptr;
   ModelGraphWidget* graphWidget_ = nullptr;
-  bool docksSized_ = false;
   KernelWorkspace* workspace_ = nullptr;
   JobsPanel* jobsPanel_ = nullptr;
   ResultsPanel* resultsPanel_ = nullptr;
@@ -122,6 +116,7 @@ class MainWindow : public QMainWindow {
   TraceDocks* traceDocks_ = nullptr;
   WarningsPanel* warningsPanel_ = nullptr;
   LlmPanel* llmPanel_ = nullptr;
+  LlmLauncher* llmLauncher_ = nullptr;  // "Send to LLM": its checks, then the search in the panel
   QAction* profileAction_ = nullptr;
   StudioSession* studio_ = nullptr;
 };

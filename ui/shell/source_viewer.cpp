@@ -52,4 +52,12 @@ int SourceViewer::currentLine() const {
 
 QString SourceViewer::text() const { return editor_->text(); }
 
+SourceViewer* SourceViewer::open(const QString& file, int line, QWidget* parent) {
+  auto* viewer = new SourceViewer(parent);
+  viewer->setAttribute(Qt::WA_DeleteOnClose);
+  viewer->showFile(file, line);
+  viewer->show();
+  return viewer;
+}
+
 }  // namespace nova::ui

@@ -1,13 +1,16 @@
 #include "ui/shell/stage_docks.h"
 
 #include <QDockWidget>
+#include <QEvent>
 #include <QMainWindow>
+#include <QTimer>
 
 #include "ui/shell/placeholder_panel.h"
 
 namespace nova::ui {
 
-StageDocks::StageDocks(QMainWindow* window) : QObject(window) {
+StageDocks::StageDocks(QMainWindow* window) : QObject(window), window_(window) {
+  window->installEventFilter(this);
   struct Spec {
     const char* key;
     QString title, message;
@@ -56,6 +59,24 @@ QStringList StageDocks::titles() const {
   QStringList names;
   for (const auto& key : keys_) names << docks_.value(key)->windowTitle();
   return names;
+}
+
+void StageDocks::fitTo(QMainWindow& window) const {
+  window.resizeDocks({dock("hotops")}, {window.width() * 55 / 100}, Qt::Horizontal);  // the editor's room
+  window.resizeDocks({dock("timeline")}, {window.height() / 4}, Qt::Vertical);
+}
+
+bool StageDocks::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == window_ && event->type() == QEvent::Show && !fitted_) {
+    fitted_ = true;
+    QTimer::singleShot(0, this, [this] { fitTo(*window_); });  // once the window has its geometry
+  }
+  return QObject::eventFilter(watched, event);
+}
+
+void StageDocks::show(const QString& key) const {
+  dock(key)->show();
+  dock(key)->raise();
 }
 
 }  // namespace nova::ui

@@ -137,6 +137,14 @@ void KernelWorkspace::showStoredCandidates(qint64 preferred) {
     }
 }
 
+QString KernelWorkspace::openSelection(const QList<int>& ids, bool groups, const ModelGraph* graph) {
+  if (ids.isEmpty()) return {};
+  int group = ids.front();
+  if (!groups && graph)
+    if (const FusionGroup* g = graph->group_of(group)) group = g->id;
+  return openGroup(group);
+}
+
 QString KernelWorkspace::openGroup(int group) {
   for (const StoredGroup& g : stored_groups(store_)) {
     if (g.group.id != group) continue;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/build/diagnostics.h"
+#include "core/graph/model_graph.h"
 
 class QLabel;
 class QPushButton;
@@ -40,6 +41,9 @@ class KernelWorkspace : public QWidget {
   // a sentence saying what was opened, or why nothing was (the generator declined the group, no
   // such group).
   QString openGroup(int group);
+  // The hot-op table's selection (fusion group ids, or node ids whose groups are meant): opens the
+  // first one's group.
+  QString openSelection(const QList<int>& ids, bool groups, const ModelGraph* graph);
   std::optional<qint64> currentVersion() const { return current_; }
   bool hasUnsavedEdit() const;
   // Stores the editor's text as a user edit of the current version; returns the new version's id.
