@@ -23,6 +23,7 @@ template <typename T>
 struct Stored {
   std::int64_t id = 0;
   T value;
+  std::string created_at;
   std::string source() const { return fmt::format("result {}", id); }
 };
 
@@ -34,7 +35,7 @@ std::optional<Stored<T>> newest(const std::vector<ResultRecord>& records, const 
     json j = json::parse(it->json, nullptr, false);
     if (j.is_discarded()) continue;
     try {
-      return Stored<T>{it->id, j.get<T>()};
+      return Stored<T>{it->id, j.get<T>(), it->created_at};
     } catch (const std::exception&) {
     }
   }
@@ -106,11 +107,15 @@ ReportFigure energy(const Stored<BenchmarkResult>& b, const std::string& variant
   return ReportFigure::quantity(e[variant]["mj_per_call"].get<double>(), "mJ", b.source());
 }
 
-// The worst of the trials' errors (the largest), from the trials that reported it.
-ReportFigure worst(const Stored<ValidationResult>& v, std::optional<double> TrialSummary::*field, const std::string& unit) {
+// The largest error of a kind: the worker's aggregate over every trial and output (raw "max_errors"),
+// else the largest of the trials that reported it.
+ReportFigure worst(const Stored<ValidationResult>& v, std::optional<double> TrialSummary::*field,
+                   const char* aggregate, const std::string& unit) {
   std::optional<double> most;
+  const json errors = v.value.raw.value("max_errors", json::object());
+  if (errors.contains(aggregate) && errors[aggregate].is_number()) most = errors[aggregate].get<double>();
   for (const auto& t : v.value.trials)
-    if (t.*field) most = std::max(most.value_or(0.0), *(t.*field));
+    if (!errors.contains(aggregate) && t.*field) most = std::max(most.value_or(0.0), *(t.*field));
   if (!most) return ReportFigure::not_measured(fmt::format("{} records no such error", v.source()));
   ReportFigure f;
   f.value = most;
@@ -127,10 +132,10 @@ ReportCorrectness correctness(const Stored<ValidationResult>& v) {
   c.trials_passed = v.value.trials_passed();
   c.closer_to_exact = v.value.closer_to_exact;
   c.source = v.source();
-  c.max_abs_vs_eager = worst(v, &TrialSummary::max_abs_vs_eager, "abs");
-  c.max_rel_vs_eager = worst(v, &TrialSummary::max_rel_vs_eager, "rel");
-  c.max_abs_vs_fp64 = worst(v, &TrialSummary::max_abs_vs_fp64, "abs");
-  c.eager_max_abs_vs_fp64 = worst(v, &TrialSummary::eager_max_abs_vs_fp64, "abs");
+  c.max_abs_vs_eager = worst(v, &TrialSummary::max_abs_vs_eager, "vs_eager_abs", "abs");
+  c.max_rel_vs_eager = worst(v, &TrialSummary::max_rel_vs_eager, "vs_eager_rel", "rel");
+  c.max_abs_vs_fp64 = worst(v, &TrialSummary::max_abs_vs_fp64, "vs_fp64_abs", "abs");
+  c.eager_max_abs_vs_fp64 = worst(v, &TrialSummary::eager_max_abs_vs_fp64, "eager_vs_fp64_abs", "abs");
   std::set<std::string> shapes;
   for (const auto& t : v.value.raw.value("trials", json::array()))
     for (const auto& o : t.value("outputs", json::array()))
@@ -140,7 +145,8 @@ ReportCorrectness correctness(const Stored<ValidationResult>& v) {
     if (check.name == "second_shape") c.shapes_tested.push_back("second shape: " + (check.detail.empty() ? std::string(check.passed ? "passed" : "failed") : check.detail));
   const json method = v.value.raw.value("method", json::object());
   std::vector<std::string> tolerances;
-  for (const auto& [dtype, tol] : method.value("tolerances", json::object()).items())
+  const json by_dtype = method.value("tolerances", json::object());
+  for (const auto& [dtype, tol] : by_dtype.items())
     if (tol.is_number()) tolerances.push_back(fmt::format("{} {:g}", dtype, tol.get<double>()));
   c.tolerance = tolerances.empty() ? "not recorded"
                                    : fmt::format("atol = rtol per dtype: {}{}", fmt::join(tolerances, ", "),
@@ -407,6 +413,7 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
       first_env_source = source;
     }
   };
+  std::set<std::string> stamps;  // when each counted result was stored (ISO 8601 sorts by time)
   std::set<std::string> sandbox_off;
   bool any_llm = false;
   for (const auto& [group, versions] : by_group)
@@ -416,6 +423,7 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
         note_env(v.validation->value.environment, v.validation->source());
         gpu_seconds += v.validation->value.elapsed_s;
         ++results_counted;
+        stamps.insert(v.validation->created_at);
         if (!method_validation) method_validation = &*v.validation;
         if (v.validation->value.environment.is_object() && v.validation->value.environment.value("sandboxed", true) == false)
           sandbox_off.insert(fmt::format("v{}", v.version.id));
@@ -424,6 +432,7 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
         note_env(v.benchmark->value.environment, v.benchmark->source());
         gpu_seconds += v.benchmark->value.elapsed_s;
         ++results_counted;
+        stamps.insert(v.benchmark->created_at);
         if (!method_bench) method_bench = &*v.benchmark;
         for (const auto& flag : v.benchmark->value.flags)
           d.flags.push_back({fmt::format("v{}: {}", v.version.id, flag), v.benchmark->source(),
@@ -439,10 +448,11 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
     json j = json::parse(rec.json, nullptr, false);
     if (j.is_discarded()) continue;
     try {
-      Stored<ModelCheckResult> c{rec.id, j.get<ModelCheckResult>()};
+      Stored<ModelCheckResult> c{rec.id, j.get<ModelCheckResult>(), rec.created_at};
       note_env(c.value.environment, fmt::format("model_check {}", rec.id));
       gpu_seconds += c.value.elapsed_s;
       ++results_counted;
+      stamps.insert(c.created_at);
       if (c.value.passed) check = std::move(c);
     } catch (const std::exception&) {
     }
@@ -506,9 +516,9 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
     h.amdahl_estimate = ReportFigure::not_measured("the groups' results come from different GPUs or torch versions");
   }
   if (!without_env.empty())
-    d.problems.push_back(fmt::format("{} record no environment (GPU and torch version): their figures cannot be tied "
-                                     "to a machine",
-                                     fmt::join(without_env, ", ")));
+    d.problems.push_back(fmt::format("no environment (GPU and torch version) is recorded in {}: the figures from {} "
+                                     "cannot be tied to a machine",
+                                     fmt::join(without_env, ", "), without_env.size() == 1 ? "it" : "them"));
   for (const auto& g : d.groups)
     if (g.outcome == "unmeasured")
       d.problems.push_back(fmt::format("group {}: {}", g.group_id, g.reason));
@@ -538,7 +548,8 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
   for (const std::string name : {"static: kernel defined", "static: kernel launched",
                                  "static: no fallback, shell, socket or side stream", "build", "trials",
                                  "second_shape", "streams"})
-    if (!seen.count(name)) d.integrity.push_back({name, "not run", "no shown version's result records this check", ""});
+    if (!seen.count(name))
+      d.integrity.push_back({name, "not recorded", "no shown version's stored result records this check", ""});
   for (const auto& [name, outcome] : seen) {
     const auto& [passed, failed] = outcome;
     std::vector<std::string> all = passed;
@@ -547,10 +558,25 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
                            fmt::format("passed in {} of {} results", passed.size(), all.size()),
                            fmt::format("{}", fmt::join(all, ", "))});
   }
-  if (method_validation)
-    d.integrity.push_back({"inputs unchanged", "passed",
-                           "checked after every candidate run in every trial: a modified input fails the trial",
-                           method_validation->source()});
+  // Inputs unchanged: checked in every trial (a modified input is a trial's problem); stated only where
+  // the stored results keep their trials.
+  std::vector<std::string> with_trials, modified;
+  for (const auto& [group, versions] : by_group)
+    for (const auto& v : versions) {
+      if (!v.validation || v.validation->value.trials.empty()) continue;
+      with_trials.push_back(v.validation->source());
+      for (const auto& t : v.validation->value.trials)
+        for (const auto& problem : t.problems)
+          if (problem.find("was modified") != std::string::npos) modified.push_back(v.validation->source());
+    }
+  if (with_trials.empty())
+    d.integrity.push_back({"inputs unchanged", "not recorded",
+                           "no stored validation keeps its trials (the check runs in every trial)", ""});
+  else
+    d.integrity.push_back({"inputs unchanged", modified.empty() ? "passed" : "failed",
+                           modified.empty() ? "checked after every candidate run in every trial"
+                                            : fmt::format("an input was modified in {}", fmt::join(modified, ", ")),
+                           fmt::format("{}", fmt::join(with_trials, ", "))});
   if (any_llm)
     d.integrity.push_back({"LLM code in the sandbox", sandbox_off.empty() ? "passed" : "failed",
                            sandbox_off.empty() ? "every LLM-written version ran inside bubblewrap"
@@ -560,6 +586,12 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
 
   // Cost.
   d.cost.push_back({"GPU time", fmt::format("{:.1f} s in the workers of {} stored results", gpu_seconds, results_counted), "all results"});
+  stamps.erase("");
+  if (!stamps.empty())
+    d.cost.push_back({"span of the measurements",
+                      fmt::format("from the first counted result, stored {}, to the last, stored {}", *stamps.begin(),
+                                  *stamps.rbegin()),
+                      "all results"});
   try {
     LlmSearchStore llm(store.folder());
     long long tokens_in = 0, tokens_out = 0;

@@ -39,7 +39,7 @@ struct ReportFact {
 // A check that ran (or not) on a version or the whole model.
 struct ReportCheck {
   std::string name;
-  std::string outcome;  // "passed", "failed", "not run"
+  std::string outcome;  // "passed", "failed", "not recorded" (no stored result says)
   std::string detail, source;
 };
 

@@ -37,6 +37,18 @@ json read_json(const fs::path& p) {
 json recorded_validation() {
   return read_json(test::fixtures_dir() / "generator_run" / "h200_clean" / "matmul_scaling_residual_add_g0.validate.json");
 }
+// A full validation answer recorded on the H200 (mlp_block g1, with its trials, checks and method), as a
+// pass, as tests/core/project_session_test.cpp uses it.
+json full_validation() {
+  json j = read_json(test::fixtures_dir() / "validation" / "mlp_block_g1.mm_without_bias.h200.json");
+  j["passed"] = true;
+  j["failures"] = json::array();
+  for (auto& t : j["trials"]) {
+    t["ok"] = true;
+    t["problems"] = json::array();
+  }
+  return j;
+}
 json recorded_bench() { return read_json(test::fixtures_dir() / "bench" / "matmul_scaling_residual_add_g0.h200.json"); }
 
 // Answers each evaluate with the next recorded {validation, benchmark} pair.
@@ -142,7 +154,8 @@ TEST_F(ReportFixture, EveryFigureNamesTheStoredResultItCameFromOrSaysWhyItIsMiss
 
 TEST_F(ReportFixture, GroupFiguresAreTheRecordedRunsRatiosIntervalsAndEnergy) {
   const json bench = recorded_bench();
-  build({pair(recorded_validation(), bench)});
+  const json validation = full_validation();
+  build({pair(validation, bench)});
   const ReportData data = report();
   ASSERT_EQ(data.groups.size(), 1u);
   const ReportGroup& g = data.groups[0];
@@ -170,6 +183,11 @@ TEST_F(ReportFixture, GroupFiguresAreTheRecordedRunsRatiosIntervalsAndEnergy) {
   EXPECT_EQ(g.correctness->trials_passed, g.correctness->trials);
   EXPECT_FALSE(g.correctness->shapes_tested.empty());
   EXPECT_NE(g.correctness->tolerance.find("float32 0.0001"), std::string::npos) << g.correctness->tolerance;
+  // The errors are the worker's aggregate over every trial and output.
+  ASSERT_TRUE(g.correctness->max_abs_vs_eager.value && g.correctness->eager_max_abs_vs_fp64.value);
+  EXPECT_DOUBLE_EQ(*g.correctness->max_abs_vs_eager.value, validation["max_errors"]["vs_eager_abs"].get<double>());
+  EXPECT_DOUBLE_EQ(*g.correctness->eager_max_abs_vs_fp64.value, validation["max_errors"]["eager_vs_fp64_abs"].get<double>());
+  EXPECT_EQ(g.correctness->source, fmt::format("result {}", result_ids(versions[0]).at("validation")));
   // The environment and method come from the stored results, not from this machine.
   auto fact = [&](const std::vector<ReportFact>& facts, const std::string& label) {
     for (const auto& f : facts)
@@ -219,7 +237,8 @@ TEST_F(ReportFixture, AResultWithoutItsEnvironmentIsNamed) {
   const ReportData data = report();
   const std::string bench = fmt::format("result {}", result_ids(versions[0]).at("benchmark"));
   const std::string all = json(data.problems).dump();
-  EXPECT_NE(all.find(bench + " record no environment"), std::string::npos) << all;
+  EXPECT_NE(all.find("no environment (GPU and torch version) is recorded in"), std::string::npos) << all;
+  EXPECT_NE(all.find(bench), std::string::npos) << all;
 }
 
 TEST_F(ReportFixture, AProjectWithNothingValidatedIsRefusedWithWhatToDo) {

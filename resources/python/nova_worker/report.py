@@ -9,7 +9,9 @@ imported or fails, the answer says so and the HTML stands. No figure is computed
 import html
 import io
 import json
+import logging
 import os
+import re
 
 from .protocol import BAD_REQUEST, INTERNAL, WorkerFailure
 
@@ -32,13 +34,17 @@ def check_data(data, resources):
         raise WorkerFailure(BAD_REQUEST, "the report's data does not match report.schema.json: " + "; ".join(errors[:10]))
 
 
-def _svg(fig):
+def _svg(fig, name):
+    """The figure as inline SVG (no XML prolog), its element ids prefixed with `name` so that several
+    charts in one page do not share ids."""
     import matplotlib.pyplot as plt
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.find("<svg"):]  # inline: no XML prolog or doctype
+    text = text[text.find("<svg"):]
+    text = re.sub(r'\bid="([^"]+)"', rf'id="{name}-\1"', text)
+    return re.sub(r'(url\(#|href="#)([^")]+)', rf'\g<1>{name}-\2', text)
 
 
 def _figure(width, height):
@@ -59,7 +65,7 @@ def speedup_chart(data):
                 rows.append((f"group {g['group']} {mode}", f, color))
     if not rows:
         return None
-    fig, ax = _figure(6.2, 0.35 * len(rows) + 0.9)
+    fig, ax = _figure(6.2, 0.3 * len(rows) + 0.8)
     for i, (label, f, color) in enumerate(rows):
         v = f["value"]
         if f["low"] is not None and f["high"] is not None:
@@ -71,7 +77,7 @@ def speedup_chart(data):
     ax.invert_yaxis()
     ax.set_xlabel("speedup over eager (median ratio; bars: 95% interval; hollow: no interval)")
     ax.grid(axis="x", alpha=0.3)
-    return _svg(fig)
+    return _svg(fig, "speedup")
 
 
 def roofline_chart(data):
@@ -90,6 +96,11 @@ def roofline_chart(data):
                     xytext=(4, 3), fontsize=6)
     lo, hi = min(xs) / 4, max(xs) * 4
     roof = data["roofline"]
+    ax.set_xlim(lo, hi)
+    top = max(ys) * 4
+    if roof["bandwidth"]["value"] is not None:  # the memory roof over the points' range stays in view
+        top = max(top, roof["bandwidth"]["value"] * 1e9 * max(xs) * 1.5)
+    ax.set_ylim(min(ys) / 4, top)
     bw = roof["bandwidth"]
     if bw["value"] is not None:
         bytes_per_s = bw["value"] * 1e9
@@ -105,7 +116,7 @@ def roofline_chart(data):
     ax.grid(which="both", alpha=0.2)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="lower right", fontsize=6)
-    return _svg(fig)
+    return _svg(fig, "roofline")
 
 
 def time_split_chart(data):
@@ -127,7 +138,7 @@ def time_split_chart(data):
     ax.invert_yaxis()
     ax.set_xlabel("GPU time per call of the fusion groups, us (cold medians; time outside the groups not shown)")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=min(6, len(groups)), fontsize=6, frameon=False)
-    return _svg(fig)
+    return _svg(fig, "time-split")
 
 
 def render_html(data, resources):
@@ -172,6 +183,8 @@ def render_report(args, progress):
             pdf_error = f"WeasyPrint cannot be imported ({type(exc).__name__}: {exc}); install it " \
                         "(packaging/requirements.txt) and Pango (packaging/setup-deps.sh)"
         else:
+            # It logs each SVG presentation attribute its CSS parser passes to the SVG renderer.
+            logging.getLogger("weasyprint").setLevel(logging.ERROR)
             try:
                 path = os.path.join(out, "report.pdf")
                 weasyprint.HTML(string=page, base_url=out).write_pdf(path)
