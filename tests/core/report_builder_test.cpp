@@ -68,11 +68,15 @@ class RecordedAnswers : public WorkerRunner {
 
 struct ReportFixture : ::testing::Test {
   fs::path dir = test::scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::path model = dir / "matmul_scaling_residual_add.py";
+  std::string stem = "matmul_scaling_residual_add";  // the shared example and its recorded graph
+  fs::path model;
   std::unique_ptr<ProjectSession> session;
   std::vector<std::int64_t> versions;
 
-  void SetUp() override { fs::copy_file(test::shared_examples_dir() / "matmul_scaling_residual_add.py", model); }
+  void SetUp() override {
+    model = dir / (stem + ".py");
+    fs::copy_file(test::shared_examples_dir() / (stem + ".py"), model);
+  }
   // The recorded graph, the builtin generator's versions, and each answer evaluated on one version
   // (the primary first, then user edits of it).
   void build(std::deque<json> answers) {
@@ -82,7 +86,7 @@ struct ReportFixture : ::testing::Test {
     o.python = "python3";  // never started: the runner answers from recordings
     const std::size_t n = answers.size();
     session = std::make_unique<ProjectSession>(o, std::make_unique<RecordedAnswers>(std::move(answers)));
-    ModelGraph graph = test::graph_fixture("matmul_scaling_residual_add");
+    ModelGraph graph = test::graph_fixture(stem);
     graph.model_path = model.string();
     session->import_graph(graph);
     JobInfo gen = session->wait(session->generate());
@@ -209,6 +213,32 @@ TEST_F(ReportFixture, WithoutAWholeModelCheckTheModelsSpeedupIsNotMeasuredAndThe
   ASSERT_TRUE(data.headline.amdahl_estimate.value);
   EXPECT_NE(data.headline.amdahl_estimate.text.find("estimate"), std::string::npos);
   EXPECT_EQ(data.headline.package, "not exported");
+}
+
+// layernorm_gelu's group, benchmarked with the copy reference alongside (device run N).
+struct CopyReferenceReport : ReportFixture {
+  CopyReferenceReport() { stem = "layernorm_gelu"; }
+};
+
+TEST_F(CopyReferenceReport, TheMemoryRoofAndTheBandwidthShareAreTheCopyMeasuredAlongside) {
+  const json bench = read_json(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  build({pair(full_validation(), bench)});
+  const ReportData data = report();
+  const BenchmarkResult typed = bench.get<BenchmarkResult>();
+  auto cold = std::find_if(typed.copy_shares.begin(), typed.copy_shares.end(), [](const CopyShare& c) { return c.mode == "cold"; });
+  ASSERT_NE(cold, typed.copy_shares.end());
+  const std::string source = fmt::format("result {}", result_ids(versions[0]).at("benchmark"));
+  ASSERT_TRUE(data.roofline_bandwidth.value);
+  EXPECT_DOUBLE_EQ(*data.roofline_bandwidth.value, cold->copy_tb_per_s() * 1e3);  // GB/s
+  EXPECT_EQ(data.roofline_bandwidth.source, source);
+  ASSERT_TRUE(data.groups.at(0).bandwidth_share.value);
+  EXPECT_DOUBLE_EQ(*data.groups[0].bandwidth_share.value, cold->share());
+  // One dot for the version and one for eager, at intake's FLOPs and bytes over the cold medians.
+  ASSERT_EQ(data.groups[0].roofline.size(), 2u);
+  EXPECT_DOUBLE_EQ(data.groups[0].roofline[0].seconds, typed.find("candidate", "cold")->summary.median * 1e-6);
+  EXPECT_EQ(data.groups[0].roofline[1].label, "eager");
+  // No peak FLOP rate is measured: said, not drawn.
+  EXPECT_FALSE(data.roofline_peak_flop_rate.value);
 }
 
 TEST(ReportFigureText, ASlowerRatioIsCutNotRoundedUp) {
