@@ -607,8 +607,9 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
       }
     if (searches.empty()) d.cost.push_back({"LLM", "no LLM was used", ""});
     else {
-      d.cost.push_back({"LLM tokens", fmt::format("{} in, {} out over {} requests of {} searches", tokens_in, tokens_out,
-                                                  requests, searches.size()), "llm_searches"});
+      d.cost.push_back({"LLM tokens", fmt::format("{} in, {} out over {} requests of {} search{}", tokens_in, tokens_out,
+                                                  requests, searches.size(), searches.size() == 1 ? "" : "es"),
+                        "llm_searches"});
       d.cost.push_back({"LLM cost", fmt::format("{:.2f} USD (at the provider prices in the settings)", usd), "llm_searches"});
     }
   } catch (const ProjectError& e) {

@@ -14,10 +14,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/llm/llm_search_store.h"
 #include "core/report/report_builder.h"
 #include "core/report/report_error.h"
 #include "core/session/project_session.h"
 #include "core/verify/benchmark_verdict.h"
+#include "core/verify/model_check_result.h"
 #include "core/worker/child_process.h"
 #include "support/graph_fixtures.h"
 #include "support/test_paths.h"
@@ -239,6 +241,78 @@ TEST_F(CopyReferenceReport, TheMemoryRoofAndTheBandwidthShareAreTheCopyMeasuredA
   EXPECT_EQ(data.groups[0].roofline[1].label, "eager");
   // No peak FLOP rate is measured: said, not drawn.
   EXPECT_FALSE(data.roofline_peak_flop_rate.value);
+}
+
+// A whole-model check of this one-group model, made of the recorded H200 run's samples (eager, torch.compile
+// and the shipped version timed interleaved in one process, as model_check.py times eager, compile and
+// ModelNew): the first page states its ratios, from that check alone.
+TEST_F(ReportFixture, AWholeModelCheckGivesTheFirstPagesSpeedupsAndTimes) {
+  const json bench = recorded_bench();
+  build({pair(recorded_validation(), bench)});
+  json measurements = json::array();
+  for (const auto& m : bench["measurements"]) {
+    json c = m;
+    if (m["variant"] == "candidate") c["variant"] = "optimized";
+    measurements.push_back(c);
+  }
+  const json check = {{"package", "nova_matmul_scaling_residual_add"},
+                      {"package_version", "0.1.0"},
+                      {"validation", {{"passed", true}, {"calls", {{"group0", {{"kernel", 15}, {"fallback", 0}}}}}}},
+                      {"benchmark", {{"measurements", measurements}}},
+                      {"environment", bench["environment"]},
+                      {"elapsed_s", 12.5}};
+  const std::int64_t id = session->store().add_model_check({0, "nova_matmul_scaling_residual_add", "/tmp/pkg", true, check.dump(), ""});
+  const ReportData data = report();
+  const ModelCheckResult typed = check.get<ModelCheckResult>();
+  const ModelRatio* cold = typed.ratio("cold", "optimized", "eager");
+  const ModelRatio* wall_compile = typed.ratio("wall", "optimized", "compile");
+  ASSERT_TRUE(cold && cold->interval && wall_compile);
+  const auto& h = data.headline;
+  ASSERT_TRUE(h.cold_vs_eager.value && h.cold_vs_eager.low && h.wall_vs_compile.value);
+  EXPECT_DOUBLE_EQ(*h.cold_vs_eager.value, cold->value);
+  EXPECT_DOUBLE_EQ(*h.cold_vs_eager.low, cold->interval->low);
+  EXPECT_DOUBLE_EQ(*h.wall_vs_compile.value, wall_compile->value);
+  EXPECT_EQ(h.cold_vs_eager.source, fmt::format("model_check {}", id));
+  ASSERT_TRUE(h.time_before.value && h.time_after.value);
+  EXPECT_DOUBLE_EQ(*h.time_before.value, typed.measurements[1].summary.median);  // eager, cold
+  EXPECT_EQ(h.package, "nova_matmul_scaling_residual_add 0.1.0");
+  EXPECT_FALSE(h.energy_before.value);  // the whole-model check measures no energy
+  // Its raw samples are in the appendix under its id.
+  int series = 0;
+  for (const auto& s : data.samples) series += s.source == h.cold_vs_eager.source;
+  EXPECT_EQ(series, static_cast<int>(measurements.size()));
+}
+
+TEST_F(ReportFixture, TheCostCountsTheGpuSecondsOfTheResultsAndTheLlmsTokensAndMoney) {
+  build({pair(recorded_validation(), recorded_bench())});
+  auto fact = [](const ReportData& d, const std::string& label) {
+    for (const auto& f : d.cost)
+      if (f.label == label) return f.text;
+    return std::string("(absent)");
+  };
+  EXPECT_EQ(fact(report(), "LLM"), "no LLM was used");
+  const double seconds = recorded_bench()["elapsed_s"].get<double>();
+  EXPECT_NE(fact(report(), "GPU time").find("in the workers of 2 stored results"), std::string::npos);
+  EXPECT_GE(std::stod(fact(report(), "GPU time")), seconds - 0.05);
+  // Two requests of one search, as LlmSearch stores them.
+  LlmSearchStore llm(session->project_dir());
+  const std::int64_t search = llm.create_search({0, session->store().fusion_groups().at(0).id, "local", "qwen2.5-coder"});
+  LlmCandidateRecord a;
+  a.search_id = search;
+  a.lineage = a.round = 1;
+  a.outcome = "wrong";
+  a.tokens_in = 1200;
+  a.tokens_out = 800;
+  a.cost_usd = 0.0125;
+  llm.add_candidate(a);
+  a.round = 2;
+  a.tokens_in = 1500;
+  a.tokens_out = 700;
+  a.cost_usd = 0.0135;
+  llm.add_candidate(a);
+  const ReportData data = report();
+  EXPECT_EQ(fact(data, "LLM tokens"), "2700 in, 1500 out over 2 requests of 1 search");
+  EXPECT_EQ(fact(data, "LLM cost"), "0.03 USD (at the provider prices in the settings)");
 }
 
 TEST(ReportFigureText, ASlowerRatioIsCutNotRoundedUp) {
