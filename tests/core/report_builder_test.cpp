@@ -3,13 +3,15 @@
 // energy only where the benchmark measured it, whole-model speedups only from a side-by-side check
 // ("not measured" otherwise, Amdahl's estimate marked as one), and what the report cannot state is
 // listed (different GPUs, a result without its environment); a project with nothing validated is
-// refused. Then `nova report` end to end with the real worker: HTML, PDF and JSON moved into place,
+// refused; a report cancelled while rendering leaves nothing. Then `nova report` end to end with the real worker: HTML, PDF and JSON moved into place,
 // the JSON valid against its schema (checked by the worker before rendering), the PDF's pages drawn to
 // PNG with pdftoppm for a person to look at; bad input leaves nothing.
+#include <atomic>
 #include <deque>
 #include <fstream>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -17,6 +19,8 @@
 #include "core/llm/llm_search_store.h"
 #include "core/report/report_builder.h"
 #include "core/report/report_error.h"
+#include "core/report/report_writer.h"
+#include "core/jobs/worker_run_error.h"
 #include "core/session/project_session.h"
 #include "core/verify/benchmark_verdict.h"
 #include "core/verify/model_check_result.h"
@@ -53,11 +57,19 @@ json full_validation() {
 }
 json recorded_bench() { return read_json(test::fixtures_dir() / "bench" / "matmul_scaling_residual_add_g0.h200.json"); }
 
-// Answers each evaluate with the next recorded {validation, benchmark} pair.
+// Answers each evaluate with the next recorded {validation, benchmark} pair; render_report, like a worker
+// busy typesetting, until the call is cancelled.
 class RecordedAnswers : public WorkerRunner {
  public:
   explicit RecordedAnswers(std::deque<json> answers) : answers_(std::move(answers)) {}
-  json run(const std::string& cmd, const json&, const WorkerCall&) override {
+  std::atomic<bool> rendering{false};
+  json run(const std::string& cmd, const json&, const WorkerCall& call) override {
+    if (cmd == "render_report") {
+      rendering = true;
+      const auto until = std::chrono::steady_clock::now() + 60s;
+      while (!call.cancel.cancelled() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
+      throw WorkerRunError(WorkerRunError::Kind::Cancelled, "cancelled while rendering");
+    }
     if (cmd != "evaluate" || answers_.empty()) throw std::runtime_error("unexpected command " + cmd);
     json a = answers_.front();
     answers_.pop_front();
@@ -73,6 +85,7 @@ struct ReportFixture : ::testing::Test {
   std::string stem = "matmul_scaling_residual_add";  // the shared example and its recorded graph
   fs::path model;
   std::unique_ptr<ProjectSession> session;
+  RecordedAnswers* recorded = nullptr;
   std::vector<std::int64_t> versions;
 
   void SetUp() override {
@@ -87,7 +100,9 @@ struct ReportFixture : ::testing::Test {
     o.project = dir / "project";
     o.python = "python3";  // never started: the runner answers from recordings
     const std::size_t n = answers.size();
-    session = std::make_unique<ProjectSession>(o, std::make_unique<RecordedAnswers>(std::move(answers)));
+    auto runner = std::make_unique<RecordedAnswers>(std::move(answers));
+    recorded = runner.get();
+    session = std::make_unique<ProjectSession>(o, std::move(runner));
     ModelGraph graph = test::graph_fixture(stem);
     graph.model_path = model.string();
     session->import_graph(graph);
@@ -354,6 +369,22 @@ TEST_F(ReportFixture, AProjectWithNothingValidatedIsRefusedWithWhatToDo) {
     EXPECT_NE(std::string(e.what()).find("no validated version"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("nova optimize"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(ReportFixture, AReportCancelledWhileRenderingLeavesNothing) {
+  build({pair(recorded_validation(), recorded_bench())});
+  const fs::path out = dir / "reports" / "client";
+  const int job = ReportWriter::submit(*session, {out, {"html", "pdf", "json"}, model.string()});
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (!recorded->rendering && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(recorded->rendering);
+  EXPECT_TRUE(session->jobs().cancel(job));
+  EXPECT_EQ(session->wait(job).state, JobState::Cancelled);
+  EXPECT_FALSE(fs::exists(out));
+  // Not even the temporary folder the JSON was written into.
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(out.parent_path())) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << json(left).dump();
 }
 
 // --- nova report, end to end with the real worker ----------------------------------------------------
