@@ -3,9 +3,10 @@
 // energy only where the benchmark measured it, whole-model speedups only from a side-by-side check
 // ("not measured" otherwise, Amdahl's estimate marked as one), and what the report cannot state is
 // listed (different GPUs, a result without its environment); a project with nothing validated is
-// refused; a report cancelled while rendering leaves nothing. Then `nova report` end to end with the real worker: HTML, PDF and JSON moved into place,
-// the JSON valid against its schema (checked by the worker before rendering), the PDF's pages drawn to
-// PNG with pdftoppm for a person to look at; bad input leaves nothing.
+// refused; a report cancelled while rendering leaves nothing. Then `nova report` end to end with the real
+// worker: HTML, PDF and JSON moved into place, the JSON valid against its schema (checked by the worker
+// before rendering), the PDF's pages drawn to PNG with pdftoppm for a person to look at; bad input leaves
+// nothing.
 #include <atomic>
 #include <deque>
 #include <fstream>
