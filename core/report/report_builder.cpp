@@ -626,7 +626,7 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
   d.reproduce.push_back(fmt::format("nova report {} --project {} --out REPORT_DIR", context.model_path, d.project));
   add_fact(d.versions, "nova", context.nova_version, "this build");
   add_fact(d.versions, "nova source commit", context.nova_commit, "this build");
-  add_fact(d.versions, "project schema", std::to_string(store.schema_version()), d.project);
+  add_fact(d.versions, "project schema", std::to_string(store.schema_version()), "project");
   add_fact(d.versions, "torch at intake", graph.torch_version, "graph");
   if (check) add_fact(d.versions, "package", h.package, fmt::format("model_check {}", check->id));
 
