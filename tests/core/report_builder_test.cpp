@@ -350,6 +350,15 @@ TEST_F(ReportFixture, ResultsFromDifferentGpusAreNamedAndNoModelEstimateIsStated
   EXPECT_FALSE(data.headline.amdahl_estimate.value);
 }
 
+TEST_F(ReportFixture, ResultsFromDifferentTorchVersionsAreNamed) {
+  json other = recorded_bench();
+  other["environment"]["torch"] = "2.10.0+cu128";
+  build({pair(recorded_validation(), recorded_bench()), pair(recorded_validation(), other)});
+  const std::string all = json(report().problems).dump();
+  EXPECT_NE(all.find("NVIDIA H200 with torch 2.10.0+cu128"), std::string::npos) << all;
+  EXPECT_NE(all.find("NVIDIA H200 with torch 2.11.0+cu130"), std::string::npos) << all;
+}
+
 TEST_F(ReportFixture, AResultWithoutItsEnvironmentIsNamed) {
   json bare = recorded_bench();
   bare.erase("environment");
