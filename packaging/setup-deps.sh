@@ -15,7 +15,9 @@ NOVA_VENV="${NOVA_VENV:-$HOME/.local/share/nova/venv}"
 apt_pkgs=(cmake ninja-build g++ pkg-config python3-venv
           libsqlite3-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev
           libgtest-dev libgmock-dev libdtl-dev libgraphviz-dev libcurl4-openssl-dev
-          bubblewrap)
+          bubblewrap
+          # the client report (nova report): WeasyPrint's Pango, and pdftoppm for looking at its pages
+          libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 poppler-utils)
 if [ "${NOVA_HEADLESS:-0}" != 1 ]; then
   apt_pkgs+=(qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev qt6-svg-dev
              libqscintilla2-qt6-dev libgl-dev xvfb xauth qtkeychain-qt6-dev

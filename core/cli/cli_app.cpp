@@ -11,6 +11,8 @@
 
 namespace nova {
 
+void add_report_command(CLI::App& app);  // core/cli/report_command.cpp
+
 int run_cli(int argc, char** argv) {
   make_new_files_private();  // projects, graphs, inputs and candidates hold the client's code
   CLI::App app{"nova: the headless Nova Studio (intake, profiling, generation, validation, benchmarks, the whole workflow)"};
@@ -32,6 +34,7 @@ int run_cli(int argc, char** argv) {
   add_llm_command(app);
   add_export_command(app);
   add_check_package_command(app);
+  add_report_command(app);
 
   try {
     app.parse(argc, argv);

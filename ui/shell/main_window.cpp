@@ -14,6 +14,7 @@
 
 #include "core/env/resource_paths.h"
 #include "ui/export/export_action.h"
+#include "ui/report/report_action.h"
 #include "ui/graph/graph_view.h"
 #include "ui/graph/model_graph_widget.h"
 #include "ui/jobs/jobs_panel.h"
@@ -141,6 +142,7 @@ void MainWindow::buildMenus() {
   });
   recentMenu_->setModels(settings_.recent_models);
   file->addAction(new ExportAction(*studio_, settings_, this));  // the Export wizard (ui/export)
+  file->addAction(new ReportAction(*studio_, this));             // the client report (ui/report)
   file->addSeparator();
   file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows)->setShortcut(QKeySequence::Quit);
   QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -1,8 +1,9 @@
 """What a result must record about where it was measured: GPU, driver, CUDA, torch, the clocks
-seen, and NVML's energy counter. NVML is loaded at run time with ctypes (libnvidia-ml.so.1, shipped
+seen, the power limit in force, NVML's energy counter, and the host (CPU, memory, OS) for the report. NVML is loaded at run time with ctypes (libnvidia-ml.so.1, shipped
 with the driver); where it is missing, energy and clocks are reported as unavailable."""
 
 import ctypes
+import os
 import platform
 
 import torch
@@ -53,6 +54,15 @@ class Nvml:
                 out[name] = int(v.value)
         return out
 
+    def power_limit_w(self):
+        """The power limit the driver enforces, in watts; None where unsupported."""
+        if not self.lib:
+            return None
+        value = ctypes.c_uint()
+        if self.lib.nvmlDeviceGetEnforcedPowerLimit(self.handle, ctypes.byref(value)) != 0:
+            return None
+        return value.value / 1000.0
+
     def driver_version(self):
         if not self.lib:
             return ""
@@ -76,6 +86,25 @@ class ClockLog:
             self.samples.append(c)
 
 
+def host_cpu():
+    """The CPU's model name (Linux: /proc/cpuinfo), else what platform knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return f"{line.split(':', 1)[1].strip()} ({os.cpu_count()} logical CPUs)"
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def host_memory_bytes():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 def environment(nvml=None, clocks=None):
     nvml = nvml or Nvml()
     env = {"torch": torch.__version__, "cuda": torch.version.cuda or "", "python": platform.python_version(),
@@ -85,6 +114,13 @@ def environment(nvml=None, clocks=None):
         p = torch.cuda.get_device_properties(torch.cuda.current_device())
         env.update({"gpu": p.name, "capability": f"sm_{p.major}{p.minor}", "sm_count": p.multi_processor_count,
                     "memory_bytes": p.total_memory, "l2_bytes": getattr(p, "L2_cache_size", 0)})
+    env.update({"os": platform.platform(), "cpu": host_cpu()})
+    memory = host_memory_bytes()
+    if memory:
+        env["host_memory_bytes"] = memory
+    power = nvml.power_limit_w()
+    if power is not None:
+        env["power_limit_w"] = power
     env["clocks_seen"] = clocks.samples if clocks else ([dict(nvml.clocks_mhz(), moment="now")] if nvml.available else [])
     env["cudnn"] = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     env["tf32_matmul"] = torch.backends.cuda.matmul.allow_tf32

@@ -41,6 +41,7 @@ COMMANDS = {
     "build_ext": _lazy("build_ext", "build_ext"),
     "profile": _lazy("profile", "run"),
     "model_check": _lazy("model_check", "model_check"),
+    "render_report": _lazy("report", "render_report"),
     "_crash": _lazy("selftest", "crash"),
     "_sleep": _lazy("selftest", "sleep"),
     "_print": _lazy("selftest", "echo_print"),

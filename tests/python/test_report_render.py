@@ -1,0 +1,93 @@
+"""The client report's renderer (nova_worker/report.py) on a report that `nova report --format json`
+wrote from results recorded on the H200 (tests/fixtures/report/): the data validates against
+resources/report/report.schema.json, the schema refuses a figure without its result or a
+"not measured" that carries a value, and the HTML and PDF show every figure as core wrote it."""
+
+import copy
+import html
+import json
+import os
+
+import pytest
+
+from nova_worker import report
+from nova_worker.protocol import WorkerFailure
+
+HERE = os.path.dirname(__file__)
+RESOURCES = os.path.join(HERE, "..", "..", "resources", "report")
+FIXTURE = os.path.join(HERE, "..", "fixtures", "report", "matmul_scaling_residual_add.report.json")
+
+
+def recorded():
+    with open(FIXTURE, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def schema():
+    with open(os.path.join(RESOURCES, "report.schema.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def figures(node, path=""):
+    """(path, figure) for every figure object in the data."""
+    if isinstance(node, dict):
+        if {"value", "text", "missing", "source"} <= node.keys():
+            yield path, node
+        for k, v in node.items():
+            yield from figures(v, f"{path}/{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from figures(v, f"{path}/{i}")
+
+
+def test_the_recorded_report_validates_and_every_measured_figure_names_its_result():
+    data = recorded()
+    assert report._schema_errors(data, schema()) == []
+    measured = [f for _, f in figures(data) if f["value"] is not None]
+    assert len(measured) > 10
+    stored = {s["source"] for s in data["samples"]}
+    for f in measured:
+        assert f["source"].startswith(("result ", "model_check ", "estimate from "))
+    # The benchmark's figures come from the result whose raw samples the report carries.
+    assert data["groups"][0]["speedups"]["cold_vs_eager"]["source"] in stored
+
+
+def test_the_schema_refuses_a_figure_without_its_result_and_a_missing_figure_with_a_value():
+    data = recorded()
+    no_source = copy.deepcopy(data)
+    no_source["groups"][0]["speedups"]["cold_vs_eager"]["source"] = ""
+    assert any("speedups/cold_vs_eager/source" in e for e in report._schema_errors(no_source, schema()))
+    pretend = copy.deepcopy(data)
+    f = pretend["headline"]["speedups"]["cold_vs_eager"]
+    assert f["value"] is None  # no whole-model check in the recording
+    f["value"] = 2.0
+    assert report._schema_errors(pretend, schema())
+    with pytest.raises(WorkerFailure, match="report.schema.json"):
+        report.check_data(pretend, RESOURCES)
+
+
+def test_html_and_pdf_show_the_figures_as_core_wrote_them(tmp_path):
+    data = recorded()
+    messages = []
+    answer = report.render_report({"data": data, "out": str(tmp_path), "formats": ["html", "pdf"],
+                                   "resources": RESOURCES}, lambda m, f=None: messages.append(m))
+    assert answer["pdf_error"] == ""
+    assert sorted(os.path.basename(p) for p in answer["files"]) == ["report.html", "report.pdf"]
+    page = html.unescape((tmp_path / "report.html").read_text(encoding="utf-8"))
+    for path, f in figures(data):
+        if f["value"] is not None:
+            assert f["text"] in page, path
+    assert page.count("<svg") >= 2  # speedup and roofline charts, inline
+    assert "not measured" in page and data["headline"]["whole_model_note"][1:] in page
+    assert (tmp_path / "report.pdf").read_bytes()[:5] == b"%PDF-"
+    assert messages[0].startswith("checking the report's data")
+
+
+def test_bad_requests_are_refused_with_what_is_wrong(tmp_path):
+    with pytest.raises(WorkerFailure, match="cannot make docx"):
+        report.render_report({"data": recorded(), "out": str(tmp_path), "formats": ["docx"], "resources": RESOURCES},
+                             lambda *a: None)
+    with pytest.raises(WorkerFailure, match="does not exist"):
+        report.render_report({"data": recorded(), "out": str(tmp_path / "absent"), "resources": RESOURCES},
+                             lambda *a: None)
+    assert list(tmp_path.iterdir()) == []
