@@ -11,8 +11,6 @@
 
 namespace nova {
 
-void add_report_command(CLI::App& app);  // core/cli/report_command.cpp
-
 int run_cli(int argc, char** argv) {
   make_new_files_private();  // projects, graphs, inputs and candidates hold the client's code
   CLI::App app{"nova: the headless Nova Studio (intake, profiling, generation, validation, benchmarks, the whole workflow)"};

@@ -24,5 +24,6 @@ void add_status_command(CLI::App& app);
 void add_llm_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_check_package_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 }  // namespace nova
