@@ -11,7 +11,8 @@
 #   NOVA_DELIVER_CLIENT=0 ...                          (skip the fresh-venv install, tests and benchmark.py)
 #   NOVA_DELIVER_JOBS=4 ...                            (models built side by side in the first phase)
 # Output under $OUT/deliver (or BUILD_DIR/deliver): MODEL.export.txt, MODEL.build.txt, MODEL.pip.txt,
-# MODEL.check.txt/.json, MODEL.pytest.txt, MODEL.bench.txt/.json, and summary.txt (one line per step).
+# MODEL.check.txt/.json, MODEL.pytest.txt, MODEL.bench.txt/.json, reports/MODEL/ (nova report), summary.txt
+# (one line per step), and projects.tgz (every model's project store).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="$(realpath -m "${1:-build-headless}")"
@@ -67,10 +68,16 @@ for m in "${models[@]}"; do
     > "$out/$m.check.txt" 2> "$out/$m.check.log"
   rc=$?
   say "$m: check-package rc $rc in $(( $(date +%s) - t )) s; $(grep -E "^optimized vs eager" "$out/$m.check.txt" | head -1)"
+  # The client report from what the project now holds (the whole-model check included).
+  "$nova" report "$model" --project "$projects/$m" --out "$out/reports/$m" > "$out/$m.report.txt" 2>&1
+  say "$m: nova report rc $?"
   [ "$client" = 1 ] && [ -x "$venv/bin/python" ] || continue
   (cd "$pkg" && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests > "$out/$m.pytest.txt" 2>&1)
   say "$m: package tests: $(tail -1 "$out/$m.pytest.txt")"
   (cd "$pkg" && "$venv/bin/python" benchmark.py --json "$out/$m.bench.json" > "$out/$m.bench.txt" 2>&1)
   say "$m: benchmark.py rc $? (at $(( $(date +%s) - start )) s)"
 done
+# The projects' stores alone (every result, small; not the example inputs or the builds), so the
+# results can travel back and be reported on elsewhere: tar xzf projects.tgz, then nova report --project.
+(cd "$projects" && tar czf "$out/projects.tgz" */project.nova 2>/dev/null)
 cat "$out/summary.txt"
