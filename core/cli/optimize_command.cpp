@@ -174,9 +174,7 @@ void run(OptimizeFlags& f) {
     }
   }
   if (f.models.size() > 1) {
-    // Each group's Amdahl weight is a share of its own model: the set's figures are the means alone.
-    for (auto& g : all_groups) g.gpu_share.reset(), g.eager_cold_us.reset();
-    ModelFigures set = SelectionPolicy::model_figures(all_groups);
+    ModelFigures set = SelectionPolicy::set_figures(all_groups);
     std::string text = SelectionTable::format_model(set);
     text = text.substr(0, text.find("whole model vs eager"));
     std::cout << fmt::format("== all {} models, over their {} groups\n{}", f.models.size(), set.groups, text);

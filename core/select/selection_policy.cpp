@@ -173,6 +173,14 @@ ModelFigures SelectionPolicy::model_figures(std::vector<GroupSelection>& groups)
   return m;
 }
 
+ModelFigures SelectionPolicy::set_figures(std::vector<GroupSelection> groups) {
+  ModelFigures m = model_figures(groups);
+  m.amdahl_vs_eager.reset();
+  m.shares_from.clear();
+  m.covered_share = 0;
+  return m;
+}
+
 Selection SelectionPolicy::select(const std::vector<GroupEvidence>& groups) {
   Selection s;
   for (const auto& g : groups) s.groups.push_back(select_group(g));

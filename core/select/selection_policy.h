@@ -17,6 +17,10 @@ class SelectionPolicy {
   static Selection select(const std::vector<GroupEvidence>& groups);
   static GroupSelection select_group(const GroupEvidence& group);
   static ModelFigures model_figures(std::vector<GroupSelection>& groups);
+  // The figures over the groups of several models (`nova optimize A.py B.py`): the geometric means,
+  // the slowest group and the counts; no Amdahl estimate, since each group's weight is a share of its
+  // own model.
+  static ModelFigures set_figures(std::vector<GroupSelection> groups);
 };
 
 }  // namespace nova
