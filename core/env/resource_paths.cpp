@@ -12,13 +12,17 @@ namespace {
 // <prefix>/<relative> when this program runs installed (<prefix>/bin/<program>) and that folder
 // exists there; empty otherwise.
 fs::path installed(const fs::path& relative) {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return {};
-  buf[n] = 0;
-  const fs::path bin = fs::path(buf).parent_path();
-  if (bin.filename() != "bin") return {};
-  const fs::path dir = bin.parent_path() / relative;
+  // The program's <prefix>, read once: empty when it does not run from a bin/ folder.
+  static const fs::path prefix = [] {
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return fs::path();
+    buf[n] = 0;
+    const fs::path bin = fs::path(buf).parent_path();
+    return bin.filename() == "bin" ? bin.parent_path() : fs::path();
+  }();
+  if (prefix.empty()) return {};
+  const fs::path dir = prefix / relative;
   std::error_code ec;
   return fs::is_directory(dir, ec) ? dir : fs::path();
 }

@@ -20,6 +20,7 @@
 #include "core/session/optimization_run.h"
 #include "core/session/project_evidence.h"
 #include "support/graph_fixtures.h"
+#include "support/recorded_results.h"
 #include "support/test_paths.h"
 
 namespace nova {
@@ -35,17 +36,8 @@ json read_json(const std::filesystem::path& p) {
 
 // The worker's validate answer recorded on the H200 for mlp_block g1 (it failed: cuBLAS mm sums in
 // another order than eager's addmm), and the same answer as a pass.
-json failed_validation() { return read_json(test::fixtures_dir() / "validation" / "mlp_block_g1.mm_without_bias.h200.json"); }
-json passed_validation() {
-  json j = failed_validation();
-  j["passed"] = true;
-  j["failures"] = json::array();
-  for (auto& t : j["trials"]) {
-    t["ok"] = true;
-    t["problems"] = json::array();
-  }
-  return j;
-}
+json failed_validation() { return test::recorded_validation(false); }
+json passed_validation() { return test::recorded_validation(true); }
 json recorded_bench() { return read_json(test::fixtures_dir() / "bench" / "matmul_scaling_residual_add_g0.h200.json"); }
 
 // A WorkerRunner that answers from a script instead of starting Python.

@@ -27,6 +27,7 @@
 #include "core/verify/model_check_result.h"
 #include "core/worker/child_process.h"
 #include "support/graph_fixtures.h"
+#include "support/recorded_results.h"
 #include "support/test_paths.h"
 
 using namespace std::chrono_literals;
@@ -45,17 +46,8 @@ json recorded_validation() {
   return read_json(test::fixtures_dir() / "generator_run" / "h200_clean" / "matmul_scaling_residual_add_g0.validate.json");
 }
 // A full validation answer recorded on the H200 (mlp_block g1, with its trials, checks and method), as a
-// pass, as tests/core/project_session_test.cpp uses it.
-json full_validation() {
-  json j = read_json(test::fixtures_dir() / "validation" / "mlp_block_g1.mm_without_bias.h200.json");
-  j["passed"] = true;
-  j["failures"] = json::array();
-  for (auto& t : j["trials"]) {
-    t["ok"] = true;
-    t["problems"] = json::array();
-  }
-  return j;
-}
+// pass.
+json full_validation() { return test::recorded_validation(true); }
 json recorded_bench() { return read_json(test::fixtures_dir() / "bench" / "matmul_scaling_residual_add_g0.h200.json"); }
 
 // Answers each evaluate with the next recorded {validation, benchmark} pair; render_report, like a worker

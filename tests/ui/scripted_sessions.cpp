@@ -5,6 +5,7 @@
 
 #include "core/jobs/worker_run_error.h"
 #include "support/graph_fixtures.h"
+#include "support/recorded_results.h"
 #include "support/test_paths.h"
 
 namespace nova::test {
@@ -51,18 +52,7 @@ nlohmann::json ScriptedSessions::recordedIntake(const std::string& model) {
   return graph_fixture(std::filesystem::path(model).stem().string());
 }
 
-nlohmann::json ScriptedSessions::recordedValidation(bool passed) {
-  // Recorded on the H200 (mlp_block g1: cuBLAS mm sums in another order than eager's addmm).
-  nlohmann::json j = read_json(fixtures_dir() / "validation" / "mlp_block_g1.mm_without_bias.h200.json");
-  if (!passed) return j;
-  j["passed"] = true;
-  j["failures"] = nlohmann::json::array();
-  for (auto& t : j["trials"]) {
-    t["ok"] = true;
-    t["problems"] = nlohmann::json::array();
-  }
-  return j;
-}
+nlohmann::json ScriptedSessions::recordedValidation(bool passed) { return recorded_validation(passed); }
 
 nlohmann::json ScriptedSessions::recordedBenchmark(const std::string& fixture) {
   return read_json(fixtures_dir() / "bench" / fixture);
