@@ -10,6 +10,7 @@
 #   packaging/deliver-gpu.sh [BUILD_DIR] [MODEL ...]   (default: the 9 shared examples)
 #   NOVA_DELIVER_CLIENT=0 ...                          (skip the fresh-venv install, tests and benchmark.py)
 #   NOVA_DELIVER_JOBS=4 ...                            (models built side by side in the first phase)
+#   NOVA_WHEELS=DIR ...                                (where pytest's wheels are when the system has no pytest)
 # Output under $OUT/deliver (or BUILD_DIR/deliver): MODEL.export.txt, MODEL.build.txt, MODEL.pip.txt,
 # MODEL.check.txt/.json, MODEL.pytest.txt, MODEL.bench.txt/.json, reports/MODEL/ (nova report), summary.txt
 # (one line per step), and projects.tgz (every model's project store).
@@ -50,13 +51,19 @@ prepare() {
     python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' \
       > "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/client_torch.pth"
   fi
+  # The package's tests need pytest, which the client installs; without a network it comes from the
+  # wheels folder (NOVA_WHEELS, default .whl) when the system has none.
+  if ! "$venv/bin/python" -c 'import pytest' 2>/dev/null; then
+    "$venv/bin/python" -m pip install -q --no-index --find-links "${NOVA_WHEELS:-.whl}" pytest > "$out/$m.pytest-install.txt" 2>&1 \
+      || say "$m: pytest not installed: $(tail -1 "$out/$m.pytest-install.txt")"
+  fi
   "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index "$pkg" > "$out/$m.pip.txt" 2>&1
   say "$m: client pip install rc $?"
 }
 : > "$out/summary.txt"
 start=$(date +%s)
 export -f prepare model_file say; export nova projects build out shared client
-printf '%s\n' "${models[@]}" | xargs -P "${NOVA_DELIVER_JOBS:-4}" -I{} bash -c 'prepare {}'
+[ "${NOVA_DELIVER_PREPARE:-1}" = 0 ] || printf '%s\n' "${models[@]}" | xargs -P "${NOVA_DELIVER_JOBS:-4}" -I{} bash -c 'prepare {}'
 say "phase 1 (export and builds, side by side) took $(( $(date +%s) - start )) s"
 
 # Phase 2 (GPU, one model at a time): the whole-model check, the package's tests, its benchmark.

@@ -2,6 +2,7 @@
 
 #include "core/env/build_info.h"
 #include "core/export/package_sources.h"
+#include "core/graph/lifted_constant.h"
 
 namespace nova {
 namespace {
@@ -43,7 +44,9 @@ nlohmann::json PackageManifest::build(const ExportPlan& plan) {
   j["inputs"] = graph.inputs;
   j["scalar_inputs"] = graph.scalar_inputs;
   j["params"] = nlohmann::json::array();
-  for (const auto& p : graph.params) j["params"].push_back({{"name", p.name}, {"shape", p.tensor.shape}, {"dtype", p.tensor.dtype}});
+  // The state_dict entries the package checks a model against (optimize()); not the constants.
+  for (const auto& p : graph.params)
+    if (!is_lifted_constant(p)) j["params"].push_back({{"name", p.name}, {"shape", p.tensor.shape}, {"dtype", p.tensor.dtype}});
   j["node_targets"] = nlohmann::json::array();
   for (const auto& n : graph.nodes) j["node_targets"].push_back(n.target);
   j["groups"] = nlohmann::json::array();

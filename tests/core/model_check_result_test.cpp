@@ -139,5 +139,52 @@ TEST(PackageCheckInput, APackageFolderIsRecognisedAndItsHashIgnoresBuildOutput) 
   EXPECT_NE(PackageInstaller::content_hash(dir), before);
 }
 
+
+json read_recorded(const std::string& model) {
+  const auto path = test::fixtures_dir() / "deliver" / "h200_session16" / (model + ".check.json");
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "missing fixture " << path;
+  return in ? json::parse(in) : json::object();
+}
+
+// `nova check-package --out` on the H200 (device run of session 16, packaging/deliver-gpu.sh): six
+// shared examples, each package built, validated and timed against eager and torch.compile.
+TEST(ModelCheckResult, RecordedH200ChecksMatchTheAmdahlEstimateWhereTheKernelsRan) {
+  for (const std::string model : {"mlp_block", "matmul_scaling_residual_add", "swish_bias_clamp", "softmax_rows",
+                                  "layernorm_gelu"}) {
+    SCOPED_TRACE(model);
+    ModelCheckResult r = read_recorded(model).get<ModelCheckResult>();
+    ASSERT_TRUE(r.passed);
+    for (const auto& [op, c] : r.calls) EXPECT_TRUE(c.kernel > 0 && c.fallback == 0) << op;
+    const ModelRatio* cold = r.ratio("cold", "optimized", "eager");
+    ASSERT_TRUE(cold && cold->interval && r.amdahl_estimate);
+    EXPECT_TRUE(cold->interval->above_one());
+    // Where every group ran its kernels, the whole model's GPU time is what the groups predicted.
+    EXPECT_NEAR(cold->value / *r.amdahl_estimate, 1.0, 0.05) << cold->text() << " vs " << *r.amdahl_estimate;
+  }
+}
+
+TEST(ModelCheckResult, RecordedH200CheckWhoseKernelsNeverRanSaysWhy) {
+  // conv2d_min_add_multiply: its group reads torch.tensor(constant_value), which export lifts as a
+  // CPU constant; the shape guard (CUDA tensors only) sent every call to PyTorch.
+  ModelCheckResult r = read_recorded("conv2d_min_add_multiply").get<ModelCheckResult>();
+  const std::string review = json(r.review).dump();
+  EXPECT_NE(review.find("group_0 never ran its kernels"), std::string::npos) << review;
+  EXPECT_NE(review.find("below the Amdahl estimate"), std::string::npos) << review;
+  EXPECT_FALSE(r.ratio("cold", "optimized", "eager")->interval->above_one());
+}
+
+TEST(ModelCheckResult, RecordedH200ChecksFasterOnTheGpuButSlowerOnTheHostAreExplained) {
+  for (const std::string model : {"matmul_scaling_residual_add", "layernorm_gelu"}) {
+    SCOPED_TRACE(model);
+    ModelCheckResult r = read_recorded(model).get<ModelCheckResult>();
+    const std::string review = json(r.review).dump();
+    EXPECT_NE(review.find("faster on the GPU (cold"), std::string::npos) << review;
+    EXPECT_NE(review.find("bound by host time"), std::string::npos) << review;
+  }
+  ModelCheckResult fast = read_recorded("mlp_block").get<ModelCheckResult>();
+  EXPECT_EQ(json(fast.review).dump().find("bound by host time"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nova

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/graph/lifted_constant.h"
+#include "support/graph_fixtures.h"
+
 namespace nova {
 namespace {
 
@@ -66,4 +69,15 @@ TEST(ModelGraph, RejectsForeignJson) {
 }
 
 }  // namespace
+
+// The recorded intake of conv2d_min_add_multiply: torch.tensor(constant_value) in its forward is
+// lifted by torch.export as c_lifted_tensor_0, read like a buffer but not in the model's state_dict.
+TEST(ModelGraph, TellsLiftedConstantsFromParametersAndBuffers) {
+  ModelGraph graph = test::graph_fixture("conv2d_min_add_multiply");
+  std::vector<std::string> constants, state;
+  for (const ParamInfo& p : graph.params) (is_lifted_constant(p) ? constants : state).push_back(p.name);
+  EXPECT_EQ(constants, std::vector<std::string>{"c_lifted_tensor_0"});
+  EXPECT_EQ(state, (std::vector<std::string>{"conv_weight", "conv_bias", "bias"}));
+}
+
 }  // namespace nova

@@ -227,6 +227,31 @@ TEST(RecordedSelections, H200SelectionsReadBackAndTheirModelFiguresFollowFromThe
   EXPECT_THROW(outcome_from_string("shipped"), std::invalid_argument);
 }
 
+// The geometric means `nova optimize` printed under `header` (its figures over all the models) are
+// the ones recomputed here from the recorded selections.
+void expect_printed_figures(const std::filesystem::path& printed_file, const std::string& header,
+                            const ModelFigures& over_all) {
+  std::ifstream in(printed_file);
+  ASSERT_TRUE(in) << "missing fixture " << printed_file;
+  std::string line, eager, compile;
+  bool in_all = false;
+  while (std::getline(in, line)) {
+    if (line.rfind(header, 0) == 0) in_all = true;
+    if (!in_all) continue;
+    if (line.rfind("geometric mean vs eager", 0) == 0) eager = line;
+    if (line.rfind("geometric mean vs torch.compile", 0) == 0) compile = line;
+  }
+  ASSERT_FALSE(eager.empty() || compile.empty()) << header << " not in " << printed_file;
+  auto printed = [](const std::string& l, const std::string& mode) {
+    const auto at = l.find(mode) + mode.size();
+    return std::stod(l.substr(l.find_first_not_of(' ', at)));
+  };
+  EXPECT_NEAR(over_all.geomean.at({"cold", "eager"}), printed(eager, "cold"), 0.005);
+  EXPECT_NEAR(over_all.geomean.at({"wall", "eager"}), printed(eager, "wall"), 0.005);
+  EXPECT_NEAR(over_all.geomean.at({"cold", "compile"}), printed(compile, "cold"), 0.005);
+  EXPECT_NEAR(over_all.geomean.at({"wall", "compile"}), printed(compile, "wall"), 0.005);
+}
+
 // Session 15 on an H100: all 11 models (the shared examples and the two *_large.py), 22 groups, two
 // of them declined; matmul_scaling_residual_add ships the LLM search's kernel. The figures over all of
 // them, recomputed from the files, are the ones `nova optimize` printed at the end of its run.
@@ -245,25 +270,22 @@ TEST(RecordedSelections, H100SelectionsOfAllElevenModelsGiveThePrintedFiguresOve
   EXPECT_FALSE(over_all.amdahl_vs_eager);  // each group's weight is a share of its own model
   EXPECT_GE(over_all.slowest_vs_eager.at("cold"), 1.0);
   EXPECT_GE(over_all.slowest_vs_eager.at("wall"), 1.0);
-  std::ifstream in(dir / "optimize_part2.txt");
-  ASSERT_TRUE(in) << "missing fixture optimize_part2.txt";
-  std::string line, eager, compile;
-  bool in_all = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("== all 11 models", 0) == 0) in_all = true;
-    if (!in_all) continue;
-    if (line.rfind("geometric mean vs eager", 0) == 0) eager = line;
-    if (line.rfind("geometric mean vs torch.compile", 0) == 0) compile = line;
-  }
-  ASSERT_FALSE(eager.empty());
-  auto printed = [](const std::string& l, const std::string& mode) {
-    const auto at = l.find(mode) + mode.size();
-    return std::stod(l.substr(l.find_first_not_of(' ', at)));
-  };
-  EXPECT_NEAR(over_all.geomean.at({"cold", "eager"}), printed(eager, "cold"), 0.005);
-  EXPECT_NEAR(over_all.geomean.at({"wall", "eager"}), printed(eager, "wall"), 0.005);
-  EXPECT_NEAR(over_all.geomean.at({"cold", "compile"}), printed(compile, "cold"), 0.005);
-  EXPECT_NEAR(over_all.geomean.at({"wall", "compile"}), printed(compile, "wall"), 0.005);
+  expect_printed_figures(dir / "optimize_part2.txt", "== all 11 models", over_all);
+}
+
+// Session 16 on the H200: the nine shared examples in one `nova optimize` run (resumed once), 20
+// groups; the figures over all of them, recomputed from the files, are the ones it printed.
+TEST(RecordedSelections, H200SelectionsOfTheNineSharedExamplesGiveThePrintedFiguresOverAll) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h200_session16";
+  int files = 0, shipped = 0;
+  auto all = read_recorded_selections(dir, files, shipped);
+  EXPECT_EQ(files, 9);
+  EXPECT_EQ(shipped, 19);
+  const ModelFigures over_all = SelectionPolicy::set_figures(all);
+  EXPECT_EQ(over_all.groups, 20);
+  EXPECT_EQ(over_all.shipped, 19);
+  EXPECT_GE(over_all.slowest_vs_eager.at("cold"), 1.0);
+  expect_printed_figures(dir / "optimize.txt", "== all 9 models", over_all);
 }
 
 }  // namespace

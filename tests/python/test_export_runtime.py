@@ -6,6 +6,7 @@ nodes in the captured forward, the fake functions (opcheck), the autograd formul
 through the ops are exercised. Also the statistics copied for benchmark.py."""
 
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -51,8 +52,10 @@ def assemble(tmp_path, model_file, name):
                        "functional_source": f"groups/{op}.py"})
     manifest = {"format": "nova.export", "version": 1, "package": name, "model_file": model_file,
                 "model_form": graph["model_form"], "inputs": graph["inputs"], "groups": groups,
+                # As PackageManifest writes it: the state_dict entries, not the constants export lifted.
                 "params": [{"name": p["name"], "shape": p["tensor"]["shape"], "dtype": p["tensor"]["dtype"]}
-                           for p in graph["params"]],
+                           for p in graph["params"]
+                           if not (p["graph_input"].startswith("c_") and p["name"] == p["graph_input"])],
                 "figures": {}}
     (pkg / "package.json").write_text(json.dumps(manifest))
     sys.path.insert(0, str(root))
@@ -161,8 +164,34 @@ def test_the_state_dict_and_signatures_are_the_originals(transformer):
     assert inspect.signature(module.ModelNew.__init__) == inspect.signature(module.Model.__init__)
     assert list(module.ModelNew(*module.get_init_inputs()).state_dict()) == \
         list(module.Model(*module.get_init_inputs()).state_dict())
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="the model the package was made for"):
         module.optimize(torch.nn.Linear(2, 2))
+
+
+def test_a_constant_made_in_forward_is_no_parameter_and_its_group_runs_the_op(tmp_path):
+    # conv2d_min_add_multiply's forward makes torch.tensor(constant_value): export lifts it as
+    # c_lifted_tensor_0, an input of the group, but not part of the state_dict the package checks.
+    module, graph = assemble(tmp_path, "conv2d_min_add_multiply.py", "nova_test_constant")
+    assert any(p["graph_input"] == "c_lifted_tensor_0" for p in graph["params"])
+    assert "c_lifted_tensor_0" not in [p["name"] for p in module.MANIFEST["params"]]
+    calls = []
+    with_cpu_kernels(module, calls)
+    torch.manual_seed(0)
+    original = module.Model(*module.get_init_inputs()).eval()
+    # The client's own class (their module, not the package's copy) is accepted by optimize().
+    spec = importlib.util.spec_from_file_location("client_conv", os.path.join(EXAMPLES, "conv2d_min_add_multiply.py"))
+    client = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(client)
+    theirs = client.Model(*module.get_init_inputs()).eval()
+    theirs.load_state_dict(original.state_dict())
+    assert module.optimize(theirs) is theirs
+    x = module.get_inputs()
+    with torch.no_grad():
+        torch.testing.assert_close(theirs(*x), original(*x), atol=1e-5, rtol=1e-5)
+    assert calls == [f"group_{g['id']}" for g in graph["groups"]]
+    # A model without parameters of its own is still refused when it is another model.
+    with pytest.raises(TypeError):
+        module.optimize(torch.nn.ReLU())
 
 
 def test_the_functional_form_is_accelerated_and_another_fn_runs_as_given(tmp_path):

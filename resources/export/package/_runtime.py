@@ -120,34 +120,48 @@ def export_program(model, forward, inputs):
 CALLS = {}
 
 
+def _guard(specs):
+    """The shape guard for one op, made once: whether the op's kernels can take these inputs
+    (contiguous tensors on the kernels' device, of exactly the shapes and dtypes they were built for)."""
+    expected = [(torch.Size(s["shape"]), _ops.DTYPES.get(s["dtype"])) for s in specs]
+    count = len(expected)
+
+    def takes(inputs):
+        if not _ops.COMPILED or len(inputs) != count:
+            return False
+        for t, (shape, dtype) in zip(inputs, expected):
+            if not (isinstance(t, torch.Tensor) and t.shape == shape and t.dtype == dtype
+                    and t.device.type == KERNEL_DEVICE and t.is_contiguous()):
+                return False
+        return True
+
+    return takes
+
+
 def accelerated(inputs, specs):
     """Whether the op's kernels can take these inputs: contiguous CUDA tensors of exactly the shapes
     and dtypes they were built for (the shape guard)."""
-    if not _ops.COMPILED or len(inputs) != len(specs):
-        return False
-    for t, s in zip(inputs, specs):
-        if not (isinstance(t, torch.Tensor) and t.device.type == KERNEL_DEVICE and t.is_contiguous()
-                and t.dtype == _ops.DTYPES.get(s["dtype"]) and list(t.shape) == s["shape"]):
-            return False
-    return True
+    return _guard(specs)(inputs)
 
 
 def group_call(group, original):
     """The callable that stands for a group in the captured graph: its op where the shape guard lets
     it, else `original` (the group's nodes from the same capture)."""
     op = _ops.op(group["op"])
-    specs = group["input_specs"]
+    takes = _guard(group["input_specs"])
+    as_list = _ops.as_list
+    is_compiling = torch.compiler.is_compiling
 
     counts = CALLS.setdefault(group["op"], {"kernel": 0, "fallback": 0})
 
     def call(*inputs):
-        if accelerated(inputs, specs):
-            if not torch.compiler.is_compiling():
+        if takes(inputs):
+            if not is_compiling():
                 counts["kernel"] += 1
             return op(*inputs)
-        if not torch.compiler.is_compiling():
+        if not is_compiling():
             counts["fallback"] += 1
-        return _ops.as_list(original(*inputs))
+        return as_list(original(*inputs))
 
     call.__name__ = f"{MANIFEST['package']}_{group['op']}"
     return call
@@ -225,55 +239,82 @@ def replace_groups(ep):
     return replaced
 
 
+def _owner(model, path):
+    """(module, attribute name) of a parameter or buffer path such as "block.fc.weight"."""
+    module_path, _, name = path.rpartition(".")
+    return (model.get_submodule(module_path) if module_path else model), name
+
+
 class Accelerated:
-    """One captured signature of a model: the rewritten graph and how to call it."""
+    """One captured signature of a model: the rewritten graph and how to call it. What each of the
+    graph's inputs is read from and where each output goes are worked out once, here, so a call does
+    no more than gather the tensors, run the graph and hand the outputs back."""
 
     def __init__(self, model, forward, inputs):
         self.ep = export_program(model, forward, inputs)
         self.replaced = replace_groups(self.ep)
         self.out_spec = self.ep.call_spec.out_spec
-
-    def __call__(self, model, inputs):
         kinds = torch.export.graph_signature.InputKind
-        tensors = iter([v for v in inputs if isinstance(v, torch.Tensor)])
-        flat = []
+        okinds = torch.export.graph_signature.OutputKind
+        # Tensors the forward makes itself (torch.tensor(0.5)) are lifted as constants on the device
+        # they were made on, often the CPU; a group's kernels take them on the inputs' device, so they
+        # are moved there once (eager mixes a CPU scalar tensor with CUDA tensors the same way).
+        device = next((v.device for v in inputs if isinstance(v, torch.Tensor)), None)
+        for name, value in list(self.ep.constants.items()):
+            if isinstance(value, torch.Tensor) and device is not None and value.device != device and value.dim() == 0:
+                self.ep.constants[name] = value.to(device)
+        # Each graph input: ("user", k), ("attr", (module, name)) or ("const", tensor).
+        self.sources = []
+        user = 0
         for spec in self.ep.graph_signature.input_specs:
             if spec.kind == kinds.USER_INPUT:
-                flat.append(next(tensors))
-            elif spec.kind == kinds.PARAMETER:
-                flat.append(model.get_parameter(_strip_inner(spec.target)))
-            elif spec.kind == kinds.BUFFER and spec.target in self.ep.constants:
-                flat.append(self.ep.constants[spec.target])  # a non-persistent buffer
-            elif spec.kind == kinds.BUFFER:
-                flat.append(model.get_buffer(_strip_inner(spec.target)))
+                self.sources.append(("user", user))
+                user += 1
+            elif spec.kind in (kinds.PARAMETER, kinds.BUFFER) and spec.target not in self.ep.constants:
+                self.sources.append(("attr", _owner(model, _strip_inner(spec.target))))
             else:
-                flat.append(self.ep.constants[spec.target])
-        outs = self.ep.graph_module(*flat)
-        outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-        okinds = torch.export.graph_signature.OutputKind
-        user = []
-        user_inputs = [v for v in inputs if isinstance(v, torch.Tensor)]
-        for spec, value in zip(self.ep.graph_signature.output_specs, outs):
+                self.sources.append(("const", self.ep.constants[spec.target]))  # incl. non-persistent buffers
+        user_names = [s.arg.name for s in self.ep.graph_signature.input_specs if s.kind == kinds.USER_INPUT]
+        # Each graph output: None (the forward's own output) or a mutation to write back.
+        self.writes = []
+        for spec in self.ep.graph_signature.output_specs:
             if spec.kind == okinds.BUFFER_MUTATION:
-                with torch.no_grad():
-                    model.get_buffer(_strip_inner(spec.target)).copy_(value)
+                self.writes.append(("buffer", _owner(model, _strip_inner(spec.target))))
             elif spec.kind == okinds.USER_INPUT_MUTATION:
-                names = [s.arg.name for s in self.ep.graph_signature.input_specs if s.kind == kinds.USER_INPUT]
-                with torch.no_grad():
-                    user_inputs[names.index(spec.target)].copy_(value)
+                self.writes.append(("input", user_names.index(spec.target)))
             else:
+                self.writes.append(None)
+        self.mutates = any(w is not None for w in self.writes)
+        # The graph's generated forward itself, without nn.Module's call machinery (no hooks here).
+        self.run = self.ep.graph_module.forward
+
+    def __call__(self, model, inputs):
+        tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
+        flat = [tensors[what] if kind == "user" else getattr(*what) if kind == "attr" else what
+                for kind, what in self.sources]
+        outs = self.run(*flat)
+        outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+        if not self.mutates:
+            return tree_unflatten(outs, self.out_spec)
+        user = []
+        for write, value in zip(self.writes, outs):
+            if write is None:
                 user.append(value)
+                continue
+            kind, what = write
+            with torch.no_grad():
+                (getattr(*what) if kind == "buffer" else tensors[what]).copy_(value)
         return tree_unflatten(user, self.out_spec)
 
 
+_PLAIN_SCALARS = (bool, int, float, str, type(None))
+
+
 def _signature_key(model, inputs):
-    key = [model.training]
-    for v in inputs:
-        if isinstance(v, torch.Tensor):
-            key.append(("T", tuple(v.shape), v.dtype, str(v.device), v.is_contiguous()))
-        else:
-            key.append(("S", type(v).__name__, repr(v)))
-    return tuple(key)
+    return (model.training,) + tuple(
+        ("T", v.shape, v.dtype, v.device, v.is_contiguous()) if isinstance(v, torch.Tensor)
+        else ("S", type(v).__name__, v if isinstance(v, _PLAIN_SCALARS) else repr(v))
+        for v in inputs)
 
 
 def captures(model):
@@ -302,19 +343,31 @@ def _accelerated_for(model, forward, inputs):
 def accelerated_forward(original_forward):
     """A forward with original_forward's signature that runs the rewritten graph of its signature."""
     signature = inspect.signature(original_forward)
+    params = list(signature.parameters.values())[1:]
     fn_default = signature.parameters["fn"].default if "fn" in signature.parameters else None
-    plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
+    plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    # The common call, every input given by position and fn (last) left out: no binding needed.
+    fn_last = bool(params) and params[-1].name == "fn"
+    positional = len(params) - (1 if fn_last else 0)
+    fast = plain and "fn" not in [p.name for p in params[:positional]]
 
     @functools.wraps(original_forward)
     def forward(self, *args, **kwargs):
         if not plain or not _ops.SHIPPED:
             return original_forward(self, *args, **kwargs)
-        bound = signature.bind(self, *args, **kwargs)
-        bound.apply_defaults()
-        if "fn" in bound.arguments and bound.arguments["fn"] is not fn_default:
-            return original_forward(self, *args, **kwargs)  # another fn: the client's own code
-        inputs = [v for name, v in list(bound.arguments.items())[1:] if name != "fn"]
-        acc = _accelerated_for(self, original_forward, inputs)
+        if fast and not kwargs and len(args) == positional:
+            inputs = args
+        else:
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            if "fn" in bound.arguments and bound.arguments["fn"] is not fn_default:
+                return original_forward(self, *args, **kwargs)  # another fn: the client's own code
+            inputs = [v for name, v in list(bound.arguments.items())[1:] if name != "fn"]
+        acc = None
+        if not torch.compiler.is_compiling():  # under torch.compile the lookup stays out of the trace
+            acc = _captures.get(self, {}).get(_signature_key(self, inputs))
+        if acc is None:
+            acc = _accelerated_for(self, original_forward, inputs)
         if acc is None:
             return original_forward(self, *args, **kwargs)
         return acc(self, inputs)
@@ -349,11 +402,30 @@ def check_state_dict(model):
         raise ValueError(f"the model has no {', '.join(missing[:5])}: this is not the model the package was made for")
 
 
+def _forward_params(cls):
+    return [(p.name, p.kind) for p in inspect.signature(cls.forward).parameters.values()]
+
+
+def _is_the_clients_model(model):
+    """Whether model is an instance of the client's Model: the package's copy of the class, or the
+    client's own (from their module, not the package's copy): a class of that name in its MRO whose
+    forward takes the same parameters."""
+    if isinstance(model, Model):
+        return True
+    want = _forward_params(Model)
+    return any(cls.__name__ == Model.__name__ and "forward" in vars(cls) and _forward_params(cls) == want
+               for cls in type(model).__mro__)
+
+
 def optimize(model):
     """Accelerates an existing instance of the client's Model in place (and returns it): its class
     becomes an accelerated subclass; parameters, buffers and state_dict are unchanged."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError("optimize() takes an instance of the model's Model (a torch.nn.Module)")
+    if not _is_the_clients_model(model):
+        params = ", ".join(name for name, _ in _forward_params(Model))
+        raise TypeError(f"optimize() takes an instance of {Model.__name__} (forward({params})), the model the "
+                        f"package was made for; this is a {type(model).__name__}")
     check_state_dict(model)
     model.__class__ = accelerated_class(type(model))
     return model

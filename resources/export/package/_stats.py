@@ -68,11 +68,11 @@ def l2_flush():
     l2 = getattr(props, "L2_cache_size", 64 << 20) or (64 << 20)
     write = torch.empty(max(2 * l2, 256 << 20) // 4, dtype=torch.float32, device="cuda")
     read = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
-    sink = torch.empty(1, dtype=torch.float32, device="cuda")
+    sink = torch.empty((), dtype=torch.float32, device="cuda")
 
     def flush():
         write.fill_(1.0)
-        torch.sum(read, out=sink[0])
+        torch.sum(read, dim=0, out=sink)
 
     return flush
 

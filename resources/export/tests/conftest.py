@@ -1,6 +1,9 @@
 """Shared settings of @PACKAGE@'s tests: fp32 with TF32 off (the figures' setting), the tolerances
-nova's validation uses (atol = rtol, by dtype), and the comparison it makes (non-finite values must
-match the reference's)."""
+nova's validation uses (atol = rtol, by dtype), and the comparison it makes: non-finite values must
+match the reference's, and a result passes when it is within the tolerance of eager's, or when on
+every element its error against a float64 reference is no larger than eager's own error there (or
+within the tolerance): nova's tolerance policy, under which a kernel more exact than eager (a 3xTF32
+GEMM, say) passed validation and ships."""
 
 import os
 import sys
@@ -20,11 +23,32 @@ TOLERANCES = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2, to
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 
-def assert_matches(got, want, what):
+def assert_matches(got, want, what, exact=None):
+    """got against eager's `want`; `exact` (a float64 reference, or a callable that makes one) is
+    the second way to pass, for results that differ from eager because they are more exact."""
     assert got.shape == want.shape, f"{what}: shape {list(got.shape)}, expected {list(want.shape)}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, expected {want.dtype}"
     got, want = got.detach(), want.detach()
     assert torch.equal(torch.isfinite(got), torch.isfinite(want)), f"{what}: NaN/Inf where the reference has none (or the reverse)"
     tol = TOLERANCES.get(want.dtype, 1e-4)
     finite = torch.isfinite(want)
-    torch.testing.assert_close(got[finite], want[finite], atol=tol, rtol=tol, msg=lambda m: f"{what}: {m}")
+    try:
+        torch.testing.assert_close(got[finite], want[finite], atol=tol, rtol=tol, msg=lambda m: f"{what}: {m}")
+    except AssertionError:
+        if exact is None or not got.is_floating_point():
+            raise
+        x = (exact() if callable(exact) else exact).detach().to(torch.float64)
+        g, e = got.to(torch.float64), want.to(torch.float64)
+        ok = torch.isfinite(x) & torch.isfinite(g) & torch.isfinite(e)
+        err_g = torch.where(ok, (g - x).abs(), torch.zeros_like(x))
+        err_e = torch.where(ok, (e - x).abs(), torch.zeros_like(x))
+        worse = int((err_g > torch.maximum(err_e, tol + tol * x.abs().nan_to_num(0, 0, 0))).sum())
+        assert worse == 0, (f"{what}: differs from eager beyond the tolerance {tol:g}, and {worse} element(s) are "
+                            f"further from the float64 result than eager's (max error vs float64 "
+                            f"{float(err_g.max()):.3g}, eager's {float(err_e.max()):.3g})")
+
+
+def float64_copy(values):
+    """Floating-point tensors as float64 (detached), anything else as it is: a float64 reference's inputs."""
+    return [v.detach().to(torch.float64) if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+            for v in values]

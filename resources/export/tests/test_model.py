@@ -4,6 +4,7 @@ several trials, both orders, inputs unchanged, NaN/Inf where the original has th
 shape and at a doubled batch; optimize() in place; gradients against eager. On a machine without a
 CUDA GPU the same checks run on the CPU, where every group takes its original PyTorch path."""
 
+import copy
 import inspect
 
 import pytest
@@ -12,7 +13,7 @@ import torch
 import @PACKAGE@
 from @PACKAGE@ import MANIFEST, Model, ModelNew, _ops, _runtime, get_init_inputs, get_inputs, optimize
 
-from conftest import assert_matches
+from conftest import assert_matches, float64_copy
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
@@ -74,10 +75,18 @@ def compare_on(device, grow):
         for x, b in zip(inputs, before):
             if isinstance(x, torch.Tensor):
                 assert torch.equal(x, b), "the optimized model modified an input"
+        exact = []  # the model in float64, run only if an output differs from eager beyond the tolerance
+
+        def exact_output(k, original=original, inputs=inputs, exact=exact):
+            if not exact:
+                with torch.no_grad():
+                    exact.extend(outputs(copy.deepcopy(original).double()(*float64_copy(inputs))))
+            return exact[k]
+
         assert len(first_new) == len(want)
         for i, (a, b, w) in enumerate(zip(first_new, again, want)):
-            assert_matches(a, w, f"output {i} (trial {trial}, {device})")
-            assert_matches(b, w, f"output {i} (trial {trial}, {device}, after the original)")
+            assert_matches(a, w, f"output {i} (trial {trial}, {device})", lambda i=i: exact_output(i))
+            assert_matches(b, w, f"output {i} (trial {trial}, {device}, after the original)", lambda i=i: exact_output(i))
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -103,9 +112,17 @@ def test_every_shipped_group_runs_its_op_at_the_example_shape():
     inputs = draw(0, "cuda")
     with torch.no_grad():
         new(*inputs)
+        before = {op: dict(n) for op, n in _runtime.CALLS.items()}
+        new(*inputs)
     captured = [a for a in _runtime.captures(new).values() if a is not None]
     assert captured, "the forward was not captured"
     assert sorted(captured[0].replaced) == sorted(g["id"] for g in _ops.SHIPPED)
+    # And each op's kernels ran: the shape guard let the example's inputs through (a constant the
+    # forward makes on the CPU, a non-contiguous input or another dtype would send them to PyTorch).
+    for g in _ops.SHIPPED:
+        ran = _runtime.CALLS[g["op"]]["kernel"] - before.get(g["op"], {}).get("kernel", 0)
+        fell_back = _runtime.CALLS[g["op"]]["fallback"] - before.get(g["op"], {}).get("fallback", 0)
+        assert ran >= 1 and fell_back == 0, f"{g['op']}: {ran} call(s) ran the kernels, {fell_back} the original PyTorch ops"
 
 
 @pytest.mark.parametrize("device", DEVICES)
