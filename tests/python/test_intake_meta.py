@@ -1,0 +1,155 @@
+"""Intake captures on the meta device: the graph (nodes, shapes, dtypes, fusion groups, functional
+sources) must be the one the full-size CPU route recorded (tests/fixtures/graphs), the saved example
+inputs the same bytes, and a model the meta device cannot follow must fall back to the full-size
+route with a warning saying why."""
+
+import glob
+import json
+import os
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from nova_worker import intake, meta_capture  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.join(HERE, "..", "..")
+SHARED = os.environ.get("NOVA_SHARED", os.path.join(REPO, "..", "shared"))
+FIXTURES = sorted(glob.glob(os.path.join(HERE, "..", "fixtures", "graphs", "*.json")))
+# The graph's fields; saved_inputs, warnings and the extras are not part of the graph.
+GRAPH_FIELDS = ("model_form", "capture_route", "inputs", "scalar_inputs", "outputs", "params", "nodes", "groups")
+
+
+def model_for(fixture):
+    name = os.path.basename(json.load(open(fixture))["model_path"])
+    for folder in (os.path.join(REPO, "resources", "examples"), os.path.join(SHARED, "examples")):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return os.path.abspath(path)
+    raise AssertionError(f"{fixture} was recorded from {name}, found in neither resources/examples nor {SHARED}/examples")
+
+
+def graph_of(result):
+    """The graph fields with each node's file reduced to its name (the recordings were made in
+    another checkout)."""
+    graph = {k: result[k] for k in GRAPH_FIELDS}
+    graph["nodes"] = [dict(n, file=os.path.basename(n["file"])) for n in graph["nodes"]]
+    return json.loads(json.dumps(graph))
+
+
+def run(model, save=""):
+    return intake.run_intake({"model": model, "save_inputs": save, "check_groups": True}, lambda *_: None)
+
+
+def force_full_size(monkeypatch):
+    def refuse(model, inputs):
+        raise RuntimeError("meta route refused by the test")
+    monkeypatch.setattr(meta_capture, "meta_twin", refuse)
+
+
+def test_every_recorded_graph_has_fixtures():
+    assert len(FIXTURES) >= 16
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=os.path.basename)
+def test_the_meta_capture_is_the_recorded_graph(fixture):
+    result = run(model_for(fixture))
+    assert result["warnings"] == []
+    assert graph_of(result) == graph_of(json.load(open(fixture)))
+    assert result["group_checks"] and all(c["ok"] and not c["values_compared"] for c in result["group_checks"]), \
+        result["group_checks"]
+
+
+def write_model(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+# A tensor kept as a plain attribute (lifted as a constant), a buffer, a constant made in forward.
+ATTRIBUTES = """
+    import torch
+    import torch.nn as nn
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(32, 16)
+            self.register_buffer("shift", torch.randn(16))
+            self.scale = torch.rand(16) + 0.5
+
+        def forward(self, x, alpha):
+            y = torch.relu(self.fc(x) + self.shift) * self.scale
+            return torch.minimum(y, torch.tensor(alpha)) * 2
+
+
+    def get_inputs():
+        return [torch.randn(8, 32), 0.75]
+
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_meta_and_full_size_routes_agree_to_the_saved_bytes(tmp_path, monkeypatch):
+    model = write_model(tmp_path, "attributes.py", ATTRIBUTES)
+    meta = run(model, str(tmp_path / "meta.safetensors"))
+    assert meta["warnings"] == []
+    force_full_size(monkeypatch)
+    full = run(model, str(tmp_path / "full.safetensors"))
+    assert graph_of(meta) == graph_of(full)
+    assert all(c["values_compared"] and c["ok"] for c in full["group_checks"]), full["group_checks"]
+    assert "meta route refused by the test" in full["warnings"][-1]
+    assert (tmp_path / "meta.safetensors").read_bytes() == (tmp_path / "full.safetensors").read_bytes()
+
+
+def test_the_meta_twin_leaves_the_model_real():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.BatchNorm1d(3))
+    model.extra = torch.ones(3)
+    twin, inputs = meta_capture.meta_twin(model, [torch.randn(2, 4), 1.5])
+    assert all(t.is_meta for t in list(twin.parameters()) + list(twin.buffers()) + [twin.extra, inputs[0]])
+    assert isinstance(twin[0].weight, torch.nn.Parameter) and inputs[1] == 1.5
+    assert not any(t.is_meta for t in list(model.parameters()) + list(model.buffers()) + [model.extra])
+
+
+BRANCH = """
+    import torch
+    import torch.nn as nn
+
+
+    class Model(nn.Module):
+        def forward(self, x):
+            if x.mean() > -10:
+                return torch.relu(x) * 2
+            return torch.sigmoid(x)
+
+
+    def get_inputs():
+        return [torch.randn(16, 16)]
+
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_a_value_dependent_branch_falls_back_to_the_full_size_route(tmp_path):
+    result = run(write_model(tmp_path, "branch.py", BRANCH))
+    assert result["capture_route"] == "dispatch_trace"
+    assert "branch.py:8" in result["warnings"][0]
+    fallback = result["warnings"][-1]
+    assert fallback.startswith("captured with a full-size run on the CPU") and "branch.py:8" in fallback, fallback
+    assert [n["op"] for n in result["nodes"]] == ["relu", "mul"]
+    assert all(c["ok"] and c["values_compared"] for c in result["group_checks"])
+
+
+def test_a_forward_error_keeps_its_message(tmp_path):
+    model = write_model(tmp_path, "bad_shape.py", BRANCH.replace("if x.mean() > -10:", "if True:")
+                        .replace("torch.relu(x) * 2", "x @ torch.ones(3, 3)"))
+    with pytest.raises(intake.WorkerFailure) as err:
+        run(model)
+    assert err.value.message.startswith("Model.forward raised RuntimeError: mat1 and mat2 shapes cannot be multiplied")
+    assert err.value.line == 9 and "(bad_shape.py:9)" in err.value.message
