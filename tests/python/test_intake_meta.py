@@ -153,3 +153,41 @@ def test_a_forward_error_keeps_its_message(tmp_path):
         run(model)
     assert err.value.message.startswith("Model.forward raised RuntimeError: mat1 and mat2 shapes cannot be multiplied")
     assert err.value.line == 9 and "(bad_shape.py:9)" in err.value.message
+
+
+BATCHNORM = """
+    import torch
+    import torch.nn as nn
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(8)
+
+        def forward(self, x):
+            return torch.relu(self.bn(x))
+
+
+    def get_inputs():
+        return [torch.randn(4, 8) + 3]
+
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_buffers_are_saved_as_the_model_file_builds_them(tmp_path):
+    """The full-size route saved the running statistics its own training-mode forward had updated;
+    the meta route saves the model as Model(*get_init_inputs()) builds it, as later stages build it."""
+    import safetensors
+
+    path = tmp_path / "bn.safetensors"
+    result = run(write_model(tmp_path, "bn.py", BATCHNORM), str(path))
+    assert result["warnings"] == []
+    entries = dict(safetensors.deserialize(path.read_bytes()))
+    as_built = {"buffer.bn.running_mean": torch.zeros(8), "buffer.bn.running_var": torch.ones(8),
+                "buffer.bn.num_batches_tracked": torch.tensor(0)}
+    for name, want in as_built.items():
+        assert bytes(entries[name]["data"]) == want.numpy().tobytes(), name
