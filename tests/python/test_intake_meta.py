@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 torch = pytest.importorskip("torch")
-from nova_worker import intake, meta_capture  # noqa: E402
+from nova_worker import capture, intake, meta_capture  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
@@ -191,3 +191,30 @@ def test_buffers_are_saved_as_the_model_file_builds_them(tmp_path):
                 "buffer.bn.num_batches_tracked": torch.tensor(0)}
     for name, want in as_built.items():
         assert bytes(entries[name]["data"]) == want.numpy().tobytes(), name
+
+
+def test_with_a_value_device_the_group_check_compares_values(tmp_path, monkeypatch):
+    """Where a GPU is, a meta capture's values are computed there for the groups' check; the CPU stands
+    in for it here. The values must be those of the full-size route."""
+    model = write_model(tmp_path, "attributes_on_device.py", ATTRIBUTES.replace(
+        "torch.tensor(alpha)) * 2", "torch.tensor(alpha)) * torch.ones(16, device=x.device)"))
+    monkeypatch.setattr(meta_capture, "value_device", lambda: torch.device("cpu"))
+    recomputed = {}
+    values_on = meta_capture.values_on
+    monkeypatch.setattr(meta_capture, "values_on", lambda *a: recomputed.update(values_on(*a)) or recomputed)
+    meta = run(model)
+    assert meta["warnings"] == []
+    assert meta["group_checks"] and all(c["ok"] and c["values_compared"] for c in meta["group_checks"])
+    assert any(n["op"] == "ones" for n in meta["nodes"])
+
+    captured = {}
+    capture_export = capture.capture_export
+    monkeypatch.setattr(capture, "capture_export",
+                        lambda *a: captured.setdefault("cap", capture_export(*a)))
+    force_full_size(monkeypatch)
+    full = run(model)
+    assert graph_of(meta) == graph_of(full)
+    want = captured["cap"].values
+    assert set(recomputed) == set(want)
+    for name, value in want.items():
+        assert torch.equal(recomputed[name], value), name

@@ -83,9 +83,18 @@ def run_intake(args, progress) -> schemas.IntakeResult:
         g.source = fusion.functional_source(g, cap.nodes, cap.meta, base)
     checks = []
     if args.get("check_groups", True):
+        values = cap.values
+        device = meta_capture.value_device() if on_meta and cap.graph_module is not None else None
+        if device is not None:
+            progress(f"computing the graph's values on {device} for the groups' check", 0.75)
+            try:
+                values = meta_capture.values_on(device, cap, model, inputs)
+            except Exception as exc:  # noqa: BLE001 (the check falls back to shapes and dtypes)
+                warnings.append(f"the fusion groups' check compared shapes and dtypes only: computing the "
+                                f"graph's values on {device} failed ({type(exc).__name__}: {_first_line(exc)[:200]})")
         progress("checking each group's functional source against the captured graph", 0.8)
         for g in groups:
-            checks.append(fusion.check_group(g, cap.values))
+            checks.append(fusion.check_group(g, values))
             if not checks[-1]["ok"]:
                 warnings.append(f"fusion group {g.id} ({g.kind}): functional source check failed: "
                                 f"{checks[-1]['error']}")

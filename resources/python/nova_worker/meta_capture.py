@@ -8,9 +8,12 @@ raise, and intake then runs today's full-size route."""
 
 import copy
 import itertools
+import operator
 
 import torch
 from torch.utils._pytree import tree_map
+
+from . import capture
 
 
 def _to_meta(t):
@@ -33,18 +36,46 @@ def meta_twin(model, inputs):
     return twin, [_to_meta(v) if isinstance(v, torch.Tensor) else v for v in inputs]
 
 
+def _meta_to(device):
+    def swap(v):
+        return device if isinstance(v, torch.device) and v.type == "meta" else v
+    return swap
+
+
 def restore_device(cap, model, inputs):
     """A device a forward read (`x.device`) shows in the nodes' arguments as the meta device: it
     becomes the device the loader's real tensors are on, as a full-size capture records it."""
     real = next((t.device for t in itertools.chain((v for v in inputs if isinstance(v, torch.Tensor)),
                                                    model.parameters(), model.buffers())), torch.device("cpu"))
-
-    def swap(v):
-        return real if isinstance(v, torch.device) and v.type == "meta" else v
-
+    swap = _meta_to(real)
     for node in cap.nodes:
         node.args = list(tree_map(swap, node.args))
         node.kwargs = dict(tree_map(swap, node.kwargs))
+
+
+def value_device():
+    """Where the values of a meta capture are computed for the fusion groups' check: the GPU when
+    there is one; None without (the check then compares shapes and dtypes only)."""
+    return torch.device("cuda") if torch.cuda.is_available() else None
+
+
+def values_on(device, cap, model, inputs):
+    """name -> real value of every tensor of an exported meta capture, computed on `device` from the
+    loader's model and inputs (one full-size run of the graph there)."""
+    real = real_values(cap, model, inputs)
+    for name in cap.placeholders:
+        if name not in real:  # a constant: lifted from forward (real already) or a module attribute
+            value = cap.values[name]
+            if value.is_meta:
+                path = cap.targets[name]
+                value = operator.attrgetter(path[len("inner."):] if path.startswith("inner.") else path)(model)
+            real[name] = value
+    swap = _meta_to(device)
+    for node in cap.graph_module.graph.nodes:
+        node.args = tree_map(swap, node.args)
+        node.kwargs = tree_map(swap, node.kwargs)
+    cap.graph_module.recompile()
+    return capture.values_from(cap, {name: t.to(device) for name, t in real.items()})
 
 
 def real_values(cap, model, inputs):
