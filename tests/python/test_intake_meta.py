@@ -16,7 +16,8 @@ from nova_worker import capture, intake, meta_capture  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 SHARED = os.environ.get("NOVA_SHARED", os.path.join(REPO, "..", "shared"))
-FIXTURES = sorted(glob.glob(os.path.join(HERE, "..", "fixtures", "graphs", "*.json")))
+FIXTURES = sorted(glob.glob(os.path.join(HERE, "..", "fixtures", "graphs", "*.json"))
+                  + glob.glob(os.path.join(HERE, "..", "fixtures", "graphs", "coverage", "*.json")))
 # The graph's fields; saved_inputs, warnings and the extras are not part of the graph.
 GRAPH_FIELDS = ("model_form", "capture_route", "inputs", "scalar_inputs", "outputs", "params", "nodes", "groups")
 
@@ -49,10 +50,10 @@ def force_full_size(monkeypatch):
 
 
 def test_every_recorded_graph_has_fixtures():
-    assert len(FIXTURES) >= 16
+    assert len(FIXTURES) >= 26
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=os.path.basename)
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: os.path.relpath(f, os.path.join(HERE, "..", "fixtures", "graphs")))
 def test_the_meta_capture_is_the_recorded_graph(fixture):
     result = run(model_for(fixture))
     assert result["warnings"] == []

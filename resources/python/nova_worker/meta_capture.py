@@ -1,10 +1,10 @@
 """Intake's graph learned on the meta device: the model and its inputs (built for real by the loader,
-with the user's seed) get twins whose tensors have shapes, strides and dtypes but no storage, so the
-eager line-recording run, torch.export and the graph's interpretation cost no arithmetic at any size.
-Real values stay with the loader's model and inputs: what is saved as example inputs comes from
-there, unchanged. A model the meta device cannot follow (a branch on a tensor's value, .item(), an op
-with no meta kernel, a tensor kept outside the module's attributes) makes `meta_twin` or the capture
-raise, and intake then runs today's full-size route."""
+seed 0) get twins whose tensors have shapes, strides and dtypes but no storage, so the eager
+line-recording run, torch.export and the graph's interpretation cost no arithmetic at any size. Real
+values stay with the loader's model and inputs: the saved example inputs come from there, and where a
+GPU is, the exported graph runs there on them for the fusion groups' check. A model the meta device
+cannot follow (a branch on a tensor's value, .item(), an op with no meta kernel, a tensor the deep
+copy misses) makes `meta_twin` or the capture raise, and intake then runs the full-size CPU route."""
 
 import copy
 import itertools
