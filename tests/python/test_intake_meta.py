@@ -116,16 +116,17 @@ def test_the_meta_twin_leaves_the_model_real():
     assert not any(t.is_meta for t in list(model.parameters()) + list(model.buffers()) + [model.extra])
 
 
-BRANCH = """
+def one_input_model(forward):
+    """A model file taking one 16x16 input; `forward`: the lines of its forward's body (line 8 on)."""
+    body = textwrap.indent(textwrap.dedent(forward).strip(), " " * 12)
+    return f"""
     import torch
     import torch.nn as nn
 
 
     class Model(nn.Module):
         def forward(self, x):
-            if x.mean() > -10:
-                return torch.relu(x) * 2
-            return torch.sigmoid(x)
+{body}
 
 
     def get_inputs():
@@ -137,14 +138,11 @@ BRANCH = """
 """
 
 
-def test_a_value_dependent_branch_falls_back_to_the_full_size_route(tmp_path):
-    result = run(write_model(tmp_path, "branch.py", BRANCH))
-    assert result["capture_route"] == "dispatch_trace"
-    assert "branch.py:8" in result["warnings"][0]
-    fallback = result["warnings"][-1]
-    assert fallback.startswith("captured with a full-size run on the CPU") and "branch.py:8" in fallback, fallback
-    assert [n["op"] for n in result["nodes"]] == ["relu", "mul"]
-    assert all(c["ok"] and c["values_compared"] for c in result["group_checks"])
+BRANCH = one_input_model("""
+    if x.mean() > -10:
+        return torch.relu(x) * 2
+    return torch.sigmoid(x)
+""")
 
 
 def test_a_forward_error_keeps_its_message(tmp_path):
@@ -219,3 +217,23 @@ def test_with_a_value_device_the_group_check_compares_values(tmp_path, monkeypat
     assert set(recomputed) == set(want)
     for name, value in want.items():
         assert torch.equal(recomputed[name], value), name
+
+
+DATA_PTR = one_input_model("return torch.relu(x) * 2 if x.data_ptr() % 16 == 0 else torch.sigmoid(x)")
+
+
+@pytest.mark.parametrize("name, source, first_warning, why", [
+    # A branch on a value: meta tensors have none.
+    ("branch.py", BRANCH, "value-dependent control flow at branch.py:8", "branch.py:8"),
+    # Export cannot read a data pointer; the eager dispatch trace records the path, and is taken at
+    # full size on the CPU (on meta it could record other ATen ops).
+    ("data_ptr.py", DATA_PTR, "torch.export could not capture the model", "data pointer"),
+])
+def test_what_meta_cannot_follow_takes_the_full_size_route(tmp_path, name, source, first_warning, why):
+    result = run(write_model(tmp_path, name, source))
+    assert result["capture_route"] == "dispatch_trace"
+    assert result["warnings"][0].startswith(first_warning), result["warnings"]
+    fallback = result["warnings"][-1]
+    assert fallback.startswith("captured with a full-size run on the CPU") and why in fallback, fallback
+    assert [n["op"] for n in result["nodes"]] == ["relu", "mul"]
+    assert all(c["ok"] and c["values_compared"] for c in result["group_checks"])

@@ -43,7 +43,8 @@ def run_intake(args, progress) -> schemas.IntakeResult:
     progress("capturing the graph on the meta device (shapes, no values)", 0.25)
     try:
         meta_model, meta_inputs = meta_capture.meta_twin(model, inputs)
-        cap, warnings = _capture(meta_model, meta_inputs, forward_names, model_path, module, progress)
+        cap, warnings = _capture(meta_model, meta_inputs, forward_names, model_path, module, progress,
+                                 dispatch_trace=False)
         meta_capture.restore_device(cap, model, inputs)
         on_meta = True
     except Exception as exc:  # noqa: BLE001 (any failure on meta: the full-size route decides, with its own errors)
@@ -140,9 +141,11 @@ SAFETENSORS_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "b
                       "int8": "int8", "uint8": "uint8", "bool": "bool"}
 
 
-def _capture(model, inputs, forward_names, model_path, module, progress):
+def _capture(model, inputs, forward_names, model_path, module, progress, dispatch_trace=True):
     """(Capture, warnings) of one forward of model(*inputs): an eager run records source lines and
-    value-dependent branches, then torch.export, or the eager dispatch trace where export fails."""
+    value-dependent branches, then torch.export, or the eager dispatch trace where export fails.
+    dispatch_trace=False: export's failure is raised instead (on meta, a dispatch trace may record other
+    ATen ops than on the CPU, e.g. attention's CPU kernel; the full-size route decides)."""
     import torch
 
     from . import capture, loader
@@ -167,6 +170,8 @@ def _capture(model, inputs, forward_names, model_path, module, progress):
         cap = capture.capture_export(model, inputs, forward_names, model_path, module.__name__, lines)
     except Exception as exc:
         print(f"nova_worker: torch.export failed: {type(exc).__name__}: {_first_line(exc)}", file=sys.stderr)
+        if not dispatch_trace:
+            raise
         progress("torch.export failed; recording the path the example inputs take", 0.5)
         cap = capture.capture_dispatch(model, inputs, forward_names, model_path, module.__name__)
         for line, text in lines.branches:
