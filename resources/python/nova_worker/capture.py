@@ -78,6 +78,11 @@ class Capture:
         self.outputs = []       # output value names
         self.values = {}        # name -> tensor computed with the example inputs
         self.warnings = []
+        # torch.export route only, to compute the values again from other tensors (values_from):
+        self.graph_module = None
+        self.placeholders = []  # value names of the graph module's inputs, in order
+        self.sources = {}       # value name -> (graph node name, index into its tuple or None)
+        self.targets = {}       # parameter, buffer or constant value name -> its path in the model
 
     def meta(self, name):
         for m in self.inputs + self.constants + [p[2] for p in self.params]:
@@ -248,8 +253,10 @@ def capture_export(model, inputs, forward_names, model_path, module_name, lines)
             value = ep.constants[spec.target]
             prefix = "c_"
         rename[name] = prefix + re.sub(r"\W", "_", target)
+        cap.targets[rename[name]] = target
         flat_args.append(value)
     values = _interpret(ep.graph_module, flat_args)
+    cap.graph_module = ep.graph_module
     nodes = list(ep.graph.nodes)
     getitems = {}
     for n in nodes:
@@ -263,6 +270,8 @@ def capture_export(model, inputs, forward_names, model_path, module_name, lines)
         name = rename.get(n.name, n.name)
         meta = TensorMeta(name, n.meta["val"])
         cap.values[name] = values[n.name]
+        cap.placeholders.append(name)
+        cap.sources[name] = (n.name, None)
         if spec.kind == kinds.USER_INPUT:
             cap.inputs.append(meta)
         elif spec.kind in (kinds.PARAMETER, kinds.BUFFER):
@@ -284,10 +293,12 @@ def capture_export(model, inputs, forward_names, model_path, module_name, lines)
             for i, nm in enumerate(out_names):
                 if nm:
                     cap.values[nm] = values[n.name][i]
+                    cap.sources[nm] = (n.name, i)
         else:
             out_names = [n.name]
             outputs = [TensorMeta(n.name, val)] if isinstance(val, torch.Tensor) else []
             cap.values[n.name] = values[n.name]
+            cap.sources[n.name] = (n.name, None)
         node = IRNode(n.target, list(tree_map(ref, n.args)), dict(tree_map(ref, n.kwargs)), out_names, outputs)
         stack = list((n.meta.get("nn_module_stack") or {}).values())
         if stack:
@@ -314,6 +325,13 @@ def _user_iter(ep, tensors):
     kinds = torch.export.graph_signature.InputKind
     for spec in ep.graph_signature.input_specs:
         yield next(it) if spec.kind == kinds.USER_INPUT else None
+
+
+def values_from(cap, inputs):
+    """name -> value of every tensor of an exported capture, computed again from `inputs` (value name
+    -> tensor for each of cap.placeholders), e.g. real tensors on a GPU for a graph captured on meta."""
+    env = _interpret(cap.graph_module, [inputs[name] for name in cap.placeholders])
+    return {name: env[node] if index is None else env[node][index] for name, (node, index) in cap.sources.items()}
 
 
 def _interpret(gm, flat_args):

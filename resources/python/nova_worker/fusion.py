@@ -1,6 +1,8 @@
 """Fusion groups: partitions the captured nodes into pieces one kernel could replace, and writes
 each group as standalone PyTorch (module_fn + get_inputs) with the original ATen semantics."""
 
+import contextlib
+
 import torch
 
 ANCHOR_KIND = {"convolution": "conv+epilogue", "matmul": "gemm+epilogue", "reduction": "reduction",
@@ -241,8 +243,11 @@ def _device_follow_error(module_fn, inputs):
 
 
 def check_group(grp, values):
-    """Runs the group's source on the values the captured graph computed and on get_inputs()."""
-    result = {"group": grp.id, "ok": False, "max_abs_diff": None, "error": ""}
+    """Runs the group's source on the values the captured graph computed and on get_inputs(). Values
+    on the meta device (a meta capture: shapes without values) check the outputs' shapes, dtypes and
+    devices only: values_compared is then false and max_abs_diff None."""
+    result = {"group": grp.id, "ok": False, "max_abs_diff": None, "error": "", "values_compared": False}
+    on_meta = any(isinstance(values[n], torch.Tensor) and values[n].is_meta for n in grp.inputs + grp.outputs)
     try:
         namespace = {}
         exec(compile(grp.source, f"<fusion group {grp.id}>", "exec"), namespace)
@@ -255,15 +260,25 @@ def check_group(grp, values):
                 if g.shape != want.shape or g.dtype != want.dtype:
                     raise AssertionError(f"{name}: got {tuple(g.shape)} {g.dtype}, "
                                          f"want {tuple(want.shape)} {want.dtype}")
+                if on_meta:
+                    continue
                 if want.is_floating_point():
                     d = (g.float() - want.float()).abs_().nan_to_num_(0.0)
                     diff = max(diff, float(d.max()) if d.numel() else 0.0)
                 elif not torch.equal(g, want):
                     diff = float("inf")
-            namespace["module_fn"](*namespace["get_inputs"]())
+            # get_inputs() on the values' device: full-size random inputs cost nothing on meta and
+            # little on a GPU.
+            devices = [values[n].device for n in grp.inputs if isinstance(values[n], torch.Tensor)]
+            with torch.device(devices[0]) if devices else contextlib.nullcontext():
+                namespace["module_fn"](*namespace["get_inputs"]())
             device_error = _device_follow_error(namespace["module_fn"], [values[n] for n in grp.inputs])
             if device_error:
                 raise AssertionError(device_error)
+        if on_meta:
+            result["ok"] = True
+            return result
+        result["values_compared"] = True
         result["max_abs_diff"] = diff
         result["ok"] = diff <= 1e-4
         if not result["ok"]:

@@ -32,7 +32,7 @@ def output_problem(output):
 def run_intake(args, progress) -> schemas.IntakeResult:
     import torch
 
-    from . import capture, costs, fusion, loader
+    from . import capture, costs, fusion, loader, meta_capture
 
     started = time.monotonic()
     model_path = os.path.abspath(require(args, "model", str))
@@ -40,34 +40,21 @@ def run_intake(args, progress) -> schemas.IntakeResult:
     forward_names = loader.forward_param_names(model)
     base = os.path.basename(model_path)
 
-    progress("running the model once (eager) to record source lines", 0.25)
-    lines = capture.FunctionLineRecorder(model_path)
+    progress("capturing the graph on the meta device (shapes, no values)", 0.25)
     try:
-        with torch.no_grad(), lines:
-            output = model(*inputs)
-    except Exception as exc:
-        file, line = loader.deepest_user_frame(exc, model_path)
-        raise WorkerFailure("user_error", f"Model.forward raised {type(exc).__name__}: {_first_line(exc)}"
-                            + (f" ({base}:{line})" if line else ""),
-                            loader.user_traceback(exc, model_path), file, line) from None
-    if problem := output_problem(output):
-        raise WorkerFailure("user_error", f"Model.forward {problem}: Nova optimizes what forward returns, "
-                            f"so it must return a tensor (or a tuple, list or dict of tensors)")
-
-    progress("capturing the graph with torch.export", 0.4)
-    warnings = []
-    try:
-        cap = capture.capture_export(model, inputs, forward_names, model_path, module.__name__, lines)
-    except Exception as exc:
-        print(f"nova_worker: torch.export failed: {type(exc).__name__}: {_first_line(exc)}", file=sys.stderr)
-        progress("torch.export failed; recording the path the example inputs take", 0.5)
-        cap = capture.capture_dispatch(model, inputs, forward_names, model_path, module.__name__)
-        for line, text in lines.branches:
-            warnings.append(f"value-dependent control flow at {base}:{line} (`{text}`): captured the "
-                            f"path taken with the example inputs; other inputs may take another path")
-        warnings.append(f"torch.export could not capture the model ({type(exc).__name__}: "
-                        f"{_first_line(exc)[:200]}); used the eager dispatch trace instead")
-    warnings += cap.warnings
+        meta_model, meta_inputs = meta_capture.meta_twin(model, inputs)
+        cap, warnings = _capture(meta_model, meta_inputs, forward_names, model_path, module, progress,
+                                 dispatch_trace=False)
+        meta_capture.restore_device(cap, model, inputs)
+        on_meta = True
+    except Exception as exc:  # noqa: BLE001 (any failure on meta: the full-size route decides, with its own errors)
+        reason = exc.message if isinstance(exc, WorkerFailure) else f"{type(exc).__name__}: {_first_line(exc)}"
+        print(f"nova_worker: intake on the meta device failed: {reason}", file=sys.stderr)
+        progress("the meta device could not follow the model; running it at full size on the CPU", 0.3)
+        cap, warnings = _capture(model, inputs, forward_names, model_path, module, progress)
+        warnings.append(f"captured with a full-size run on the CPU: the meta device (shapes without values) "
+                        f"could not follow the model ({reason[:300]})")
+        on_meta = False
 
     progress("estimating costs and forming fusion groups", 0.7)
     classes = [costs.op_class(n.op) for n in cap.nodes]
@@ -97,9 +84,18 @@ def run_intake(args, progress) -> schemas.IntakeResult:
         g.source = fusion.functional_source(g, cap.nodes, cap.meta, base)
     checks = []
     if args.get("check_groups", True):
+        values = cap.values
+        device = meta_capture.value_device() if on_meta and cap.graph_module is not None else None
+        if device is not None:
+            progress(f"computing the graph's values on {device} for the groups' check", 0.75)
+            try:
+                values = meta_capture.values_on(device, cap, model, inputs)
+            except Exception as exc:  # noqa: BLE001 (the check falls back to shapes and dtypes)
+                warnings.append(f"the fusion groups' check compared shapes and dtypes only: computing the "
+                                f"graph's values on {device} failed ({type(exc).__name__}: {_first_line(exc)[:200]})")
         progress("checking each group's functional source against the captured graph", 0.8)
         for g in groups:
-            checks.append(fusion.check_group(g, cap.values))
+            checks.append(fusion.check_group(g, values))
             if not checks[-1]["ok"]:
                 warnings.append(f"fusion group {g.id} ({g.kind}): functional source check failed: "
                                 f"{checks[-1]['error']}")
@@ -107,7 +103,7 @@ def run_intake(args, progress) -> schemas.IntakeResult:
     saved = args.get("save_inputs") or ""
     if saved:
         progress("saving example inputs and parameters", 0.9)
-        _save(saved, cap)
+        _save(saved, cap, meta_capture.real_values(cap, model, inputs) if on_meta else cap.values)
 
     return {
         "format": "nova.model_graph", "version": 1,
@@ -145,13 +141,54 @@ SAFETENSORS_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "b
                       "int8": "int8", "uint8": "uint8", "bool": "bool"}
 
 
-def _save(path, cap):
-    """Example inputs and parameters as safetensors."""
+def _capture(model, inputs, forward_names, model_path, module, progress, dispatch_trace=True):
+    """(Capture, warnings) of one forward of model(*inputs): an eager run records source lines and
+    value-dependent branches, then torch.export, or the eager dispatch trace where export fails.
+    dispatch_trace=False: export's failure is raised instead (on meta, a dispatch trace may record other
+    ATen ops than on the CPU, e.g. attention's CPU kernel; the full-size route decides)."""
+    import torch
+
+    from . import capture, loader
+
+    base = os.path.basename(model_path)
+    lines = capture.FunctionLineRecorder(model_path)
+    try:
+        with torch.no_grad(), lines:
+            output = model(*inputs)
+    except Exception as exc:
+        file, line = loader.deepest_user_frame(exc, model_path)
+        raise WorkerFailure("user_error", f"Model.forward raised {type(exc).__name__}: {_first_line(exc)}"
+                            + (f" ({base}:{line})" if line else ""),
+                            loader.user_traceback(exc, model_path), file, line) from None
+    if problem := output_problem(output):
+        raise WorkerFailure("user_error", f"Model.forward {problem}: Nova optimizes what forward returns, "
+                            f"so it must return a tensor (or a tuple, list or dict of tensors)")
+
+    progress("capturing the graph with torch.export", 0.4)
+    warnings = []
+    try:
+        cap = capture.capture_export(model, inputs, forward_names, model_path, module.__name__, lines)
+    except Exception as exc:
+        print(f"nova_worker: torch.export failed: {type(exc).__name__}: {_first_line(exc)}", file=sys.stderr)
+        if not dispatch_trace:
+            raise
+        progress("torch.export failed; recording the path the example inputs take", 0.5)
+        cap = capture.capture_dispatch(model, inputs, forward_names, model_path, module.__name__)
+        for line, text in lines.branches:
+            warnings.append(f"value-dependent control flow at {base}:{line} (`{text}`): captured the "
+                            f"path taken with the example inputs; other inputs may take another path")
+        warnings.append(f"torch.export could not capture the model ({type(exc).__name__}: "
+                        f"{_first_line(exc)[:200]}); used the eager dispatch trace instead")
+    return cap, warnings + cap.warnings
+
+
+def _save(path, cap, values):
+    """Example inputs and parameters as safetensors. values: name -> real tensor."""
     tensors = {}
     for m in cap.inputs:
-        tensors[f"input.{m.name}"] = cap.values[m.name]
+        tensors[f"input.{m.name}"] = values[m.name]
     for pname, gname, _, is_buffer in cap.params:
-        tensors[("buffer." if is_buffer else "param.") + pname] = cap.values[gname]
+        tensors[("buffer." if is_buffer else "param.") + pname] = values[gname]
     save_safetensors(path, tensors, {"format": "nova.example_inputs"})
 
 
