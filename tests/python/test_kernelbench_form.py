@@ -78,6 +78,13 @@ def test_sources_bound_to_names_concatenated_or_in_lists_are_read():
     assert "// ---- cuda_sources[1] ----\ntorch::Tensor fn(" in ext
 
 
+def test_load_inline_imported_under_another_name_is_found():
+    source = answer("return mod.fn(x, y)", init_body="pass").replace(
+        "from torch.utils.cpp_extension import load_inline", "from torch.utils.cpp_extension import load_inline as li")
+    source = source.replace("mod = load_inline(", "mod = li(")
+    assert convert(source, ["x", "y"])["function"] == "fn"
+
+
 def test_torch_compute_in_forward_is_refused_naming_the_statement():
     with pytest.raises(Refused, match=r"forward does more than return one call.*`s = torch\.sigmoid\(x\)`"):
         convert(python_block("model_new_torch_ops"), ["x", "p_bias"])

@@ -90,15 +90,25 @@ class _Module:
         return [self.text(node, what)]
 
 
-def _is_load_inline(call):
+def _load_inline_names(tree):
+    """The names load_inline is imported under (`from torch.utils.cpp_extension import load_inline as li`)."""
+    names = {"load_inline"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names.update(a.asname for a in node.names if a.name == "load_inline" and a.asname)
+    return names
+
+
+def _is_load_inline(call, names):
     f = call.func
-    return (isinstance(f, ast.Name) and f.id == "load_inline") or \
+    return (isinstance(f, ast.Name) and f.id in names) or \
         (isinstance(f, ast.Attribute) and f.attr == "load_inline")
 
 
 def _load_inline(module):
     """The load_inline call (at module level, its result bound to a name): (name, {param: node}, call)."""
-    calls = [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and _is_load_inline(n)]
+    names = _load_inline_names(module.tree)
+    calls = [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and _is_load_inline(n, names)]
     if not calls:
         raise Refused("the Python calls no torch.utils.cpp_extension.load_inline: give the CUDA and C++ "
                       "sources to one load_inline call as string literals")
