@@ -135,6 +135,16 @@ ExportPlan ExportPlanner::plan(const ProjectStore& store, bool model_unchanged, 
         throw ExportError(fmt::format("version {} of group {} has no launch plan in the project: generate the "
                                       "group again (`nova optimize`)",
                                       *version, group.id));
+      if (sc->candidate.path == "full") {
+        const std::string why = fmt::format("version {} is a full-path torch extension (an LLM's answer in "
+                                            "KernelBench's ModelNew form), which the package does not ship yet",
+                                            *version);
+        if (chosen.count(group.id))
+          throw ExportError(why + ". Choose another version, or none to keep PyTorch for the group");
+        out.reason = why + "; the group runs PyTorch";
+        plan.groups.push_back(std::move(out));
+        continue;
+      }
       if (sc->group.functional_source != group.functional_source || sc->group.inputs != group.inputs ||
           sc->group.outputs != group.outputs)
         throw ExportError(fmt::format("version {} was made for group {} as it was before the model changed: the "

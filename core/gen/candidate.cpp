@@ -9,6 +9,7 @@ void to_json(json& j, const CandidateOrigin& o) {
   j = {{"kind", o.kind},         {"rule", o.rule},
        {"provider", o.provider}, {"model", o.model},
        {"round", o.round},       {"parent_version", o.parent_version ? json(*o.parent_version) : json()}};
+  if (!o.answer_form.empty()) j["answer_form"] = o.answer_form;
 }
 void from_json(const json& j, CandidateOrigin& o) {
   o.kind = j.value("kind", "");
@@ -18,6 +19,7 @@ void from_json(const json& j, CandidateOrigin& o) {
   o.round = j.value("round", 0);
   if (j.contains("parent_version") && !j["parent_version"].is_null())
     o.parent_version = j["parent_version"].get<int>();
+  o.answer_form = j.value("answer_form", "");
 }
 
 void to_json(json& j, const PlanTensor& t) { j = {{"name", t.name}, {"shape", t.shape}, {"dtype", t.dtype}}; }
@@ -94,6 +96,7 @@ void to_json(json& j, const Candidate& c) {
        {"extension_source", c.extension_source},
        {"library_ops", c.library_ops},
        {"declined", c.declined ? json(*c.declined) : json()}};
+  if (c.path != "fast") j["path"] = c.path;
 }
 void from_json(const json& j, Candidate& c) {
   if (j.value("format", "") != "nova.candidate") throw std::runtime_error("not a Nova candidate file");
@@ -107,6 +110,9 @@ void from_json(const json& j, Candidate& c) {
   c.extension_source = j.value("extension_source", "");
   c.library_ops = j.value("library_ops", std::vector<std::string>{});
   if (j.contains("declined") && !j["declined"].is_null()) c.declined = j["declined"].get<std::string>();
+  c.path = j.value("path", "fast");
+  if (c.path != "fast" && c.path != "full")
+    throw std::runtime_error("a candidate's path is \"fast\" or \"full\", not \"" + c.path + "\"");
 }
 
 }  // namespace nova

@@ -21,6 +21,9 @@ struct CandidateOrigin {
   std::string provider, model;        // llm
   int round = 0;                      // llm feedback round
   std::optional<int> parent_version;  // user_edit: the version edited
+  // llm: the form the answer came in: "" (device code + launch plan) or "model_new" (KernelBench's
+  // ModelNew + load_inline, run on the full path).
+  std::string answer_form;
   bool operator==(const CandidateOrigin&) const = default;
 };
 
@@ -76,6 +79,9 @@ struct Candidate {
   std::string extension_source;          // the same kernels with torch host code, for delivery (nvcc)
   std::vector<std::string> library_ops;  // ops the plan calls through PyTorch libraries
   std::optional<std::string> declined;   // why the generator produced no kernel, if it did not
+  // How it runs: "fast" (cuda_source + plan, NVRTC) or "full" (extension_source alone: a torch extension
+  // whose forward takes the plan's inputs in order, built with nvcc by the worker; no plan steps).
+  std::string path = "fast";
   bool operator==(const Candidate&) const = default;
 };
 

@@ -111,6 +111,9 @@ nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohm
                                                                      work_dir_.string(), doing));
     private_dir = pattern;
     request_args["work_dir"] = pattern;
+    // A full-path build goes where the sandbox can write (the shared build folder is read-only there, and
+    // a build the candidate's own code could touch must not be found again by another worker).
+    if (request_args.contains("build_dir")) request_args["build_dir"] = (*private_dir / "extensions").string();
   } else if ((conn = take_standby())) {
     ++standby_runs_;
     // A standby has not touched CUDA yet: it narrows its devices before running the command.

@@ -49,13 +49,21 @@ bool is_code(const std::string& language) {
 ParsedAnswer LlmAnswerParser::parse(const std::string& answer, const Candidate& base) {
   ParsedAnswer out;
   const std::vector<Fence> blocks = fences(answer);
-  const Fence *code = nullptr, *plan = nullptr;
+  const Fence *code = nullptr, *plan = nullptr, *python = nullptr;
   for (const auto& f : blocks) {
     if (is_code(f.language)) code = &f;
     if (f.language == "json") plan = &f;
+    if (f.language == "python" || f.language == "py") python = &f;
+  }
+  // The fast-path pair wins; without it, a Python block that calls load_inline is KernelBench's form.
+  if (!(code && plan) && python && python->body.find("load_inline") != std::string::npos) {
+    out.model_new_source = python->body;
+    return out;
   }
   if (!code) {
-    out.problem = "the answer has no ```cuda block with the device code";
+    out.problem =
+        "the answer has no ```cuda block with the device code (nor a ```python block in KernelBench's form "
+        "that calls load_inline)";
     return out;
   }
   if (code->body.find("__global__") == std::string::npos) {
@@ -124,12 +132,13 @@ ParsedAnswer LlmAnswerParser::parse(const std::string& answer, const Candidate& 
 }
 
 std::string LlmAnswerParser::code_hash(const Candidate& candidate) {
-  std::string code = StaticChecker::strip(candidate.cuda_source);
+  const bool full = candidate.path == "full";
+  std::string code = StaticChecker::strip(full ? candidate.extension_source : candidate.cuda_source);
   std::string squeezed;
   for (char ch : code)
     if (!std::isspace(static_cast<unsigned char>(ch))) squeezed += ch;
   squeezed += '\n';
-  squeezed += nlohmann::json(candidate.plan).dump();
+  squeezed += full ? std::string("full path") : nlohmann::json(candidate.plan).dump();
   return fmt::format("{:016x}", fnv1a64(squeezed));
 }
 

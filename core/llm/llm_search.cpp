@@ -9,6 +9,7 @@
 #include "core/build/diagnostics.h"
 #include "core/gen/group_context.h"
 #include "core/llm/kernel_guard.h"
+#include "core/llm/kernelbench_form.h"
 #include "core/llm/llm_answer_parser.h"
 #include "core/llm/llm_error.h"
 #include "core/llm/llm_feedback.h"
@@ -150,7 +151,8 @@ std::string LlmSearch::prompt_for(State& s, int lineage, std::optional<int64_t>&
   const CandidateVersion pv = session_.store().version(*parent);
   const LlmEvaluation evaluation = LlmEvaluation::read(session_.store(), *parent);
   std::optional<std::string> compiler_log;
-  if (evaluation.build_failure() && stored)  // NVRTC again (cached by content) for its whole log
+  const bool full_path = stored && stored->candidate.path == "full";
+  if (evaluation.build_failure() && stored && !full_path)  // NVRTC again (cached by content) for its whole log
     compiler_log = session_.compiler()
                        .compile(pv.source, "candidate.cu",
                                 options_.evaluate.arch.empty() ? "sm_90" : options_.evaluate.arch,
@@ -162,6 +164,10 @@ std::string LlmSearch::prompt_for(State& s, int lineage, std::optional<int64_t>&
       evaluation.validation || note.empty()
           ? LlmFeedback::digest(evaluation, pv.source, s.group, best_cold, compiler_log) + note
           : note;
+  const std::string form_note =
+      full_path ? "\nIt was your answer in KernelBench's ModelNew form, built as the torch extension above "
+                  "with nvcc (full path). Answer in either form.\n"
+                : "";
   nlohmann::json plan = stored ? nlohmann::json{{"temps", stored->candidate.plan.temps},
                                                 {"steps", stored->candidate.plan.steps}}
                                : nlohmann::json::object();
@@ -171,7 +177,7 @@ std::string LlmSearch::prompt_for(State& s, int lineage, std::optional<int64_t>&
                {"hardware", hardware},
                {"parent_source", pv.source},
                {"parent_plan", plan.dump(2)},
-               {"feedback", fmt::format("(v{}, {})\n{}", *parent, pv.origin.describe(), feedback)},
+               {"feedback", fmt::format("(v{}, {})\n{}{}", *parent, pv.origin.describe(), feedback, form_note)},
                {"best", best}});
 }
 
@@ -307,6 +313,8 @@ void LlmSearch::ask(State& s, int lineage, int round, const CancelToken& cancel)
     base.origin.model = client_.provider().model;
     base.origin.round = round;
     ParsedAnswer parsed = LlmAnswerParser::parse(r.answer, base);
+    if (!parsed.model_new_source.empty())  // KernelBench's form: read by the workers' Python
+      parsed = KernelBenchForm(options_.guard_python).read(parsed.model_new_source, base);
     if (!parsed.candidate) {
       r.outcome = "no_code";
       r.detail = parsed.problem;
@@ -323,13 +331,14 @@ void LlmSearch::ask(State& s, int lineage, int round, const CancelToken& cancel)
         v.origin.provider = base.origin.provider;
         v.origin.model = base.origin.model;
         v.origin.round = round;
-        v.source = parsed.candidate->cuda_source;
+        const bool full = parsed.candidate->path == "full";
+        v.source = full ? parsed.candidate->extension_source : parsed.candidate->cuda_source;
         v.plan_json = plan_json(*parsed.candidate);
         KernelGuardVerdict guard;
         if (options_.guard_python.empty())
           guard.not_run = "no Python was given for it";
-        else
-          guard = KernelGuard(options_.guard_python).check(parsed.candidate->cuda_source);
+        else  // KernelBench's form: the answer's Python, the form kernelguard was made for
+          guard = KernelGuard(options_.guard_python).check(full ? parsed.model_new_source : v.source);
         r.version_id = session_.store().add_version(v);
         s.hashes[r.code_hash] = *r.version_id;
         r.outcome = guard.should_filter ? "refused" : "pending";

@@ -38,7 +38,8 @@ struct CandidateVersion {
   VersionOrigin origin;
   std::string source;
   // How to run it: the generator's Candidate as JSON (core/gen/candidate.h) without its cuda_source,
-  // which is `source`. A user edit has its parent's. Empty for versions stored before schema 4: their
+  // which is `source` (full path: without its extension_source, which is `source`). A user edit has
+  // its parent's. Empty for versions stored before schema 4: their
   // group's record holds the plan.
   std::string plan_json;
   int generator_revision = 0;  // builtin: the generator revision that wrote it; 0 otherwise or unknown

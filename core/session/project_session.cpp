@@ -405,7 +405,14 @@ int ProjectSession::evaluate(std::int64_t version, const EvaluateOptions& option
   EvaluationRequest request;
   request.label = fmt::format("v{}", version);
   request.reference = reference;
-  request.candidate = stored->candidate;
+  if (stored->candidate.path == "full") {  // a torch extension, built with nvcc by the worker
+    request.extension = work / fmt::format("v{}.ext.cu", version);
+    std::ofstream out(request.extension, std::ios::trunc);
+    out << stored->candidate.extension_source;
+    if (!out) throw std::runtime_error("cannot write " + request.extension.string());
+  } else {
+    request.candidate = stored->candidate;
+  }
   request.trials = options.trials;
   request.seed = options.seed;
   request.second_shape = options.second_shape;

@@ -68,7 +68,8 @@ std::optional<StoredCandidate> stored_candidate(const ProjectStore& store, int64
         return std::nullopt;
       }
     }
-    out.candidate.cuda_source = version.source;
+    // The version's source is what gets built: the device code, or a full-path candidate's extension.
+    (out.candidate.path == "full" ? out.candidate.extension_source : out.candidate.cuda_source) = version.source;
     return out;
   }
   return std::nullopt;
@@ -76,7 +77,7 @@ std::optional<StoredCandidate> stored_candidate(const ProjectStore& store, int64
 
 std::string plan_json(const Candidate& candidate) {
   nlohmann::json j = candidate;
-  j.erase("cuda_source");
+  j.erase(candidate.path == "full" ? "extension_source" : "cuda_source");
   return j.dump();
 }
 

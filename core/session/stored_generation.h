@@ -64,7 +64,8 @@ std::vector<StoredGroup> stored_groups(const ProjectStore& store);
 const StoredGroup* find_stored_group(const std::vector<StoredGroup>& stored, const FusionGroup& group);
 // nullopt when the project holds no plan for the version. Throws ProjectError for an unknown version.
 std::optional<StoredCandidate> stored_candidate(const ProjectStore& store, int64_t version_id);
-// A version's plan_json: the candidate as JSON without its cuda_source (the version's source).
+// A version's plan_json: the candidate as JSON without its cuda_source (the version's source; on the
+// full path, without its extension_source, which is then the version's source).
 std::string plan_json(const Candidate& candidate);
 OutdatedGroups outdated_groups(const ProjectStore& store, const ModelGraph& graph);
 MissingGroups missing_groups(const ProjectStore& store, const ModelGraph& graph);

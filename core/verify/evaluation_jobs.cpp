@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/jobs/job_worker_call.h"
+#include "core/jobs/worker_run_error.h"
 
 namespace nova {
 namespace {
@@ -52,6 +53,10 @@ nlohmann::json EvaluationJobs::build(const EvaluationRequest& submitted, const O
     out["build"] = {{"ok", built.ok}, {"cache_hit", built.cache_hit}, {"compile_ms", built.compile_ms}};
     if (!built.log.empty()) ctx.log(built.log);
     runnable = built.ok;  // the GPU job records the failed build without a GPU
+  } else if (options.sandbox) {
+    // A sandboxed worker writes only into its private folder, removed when it ends: a build here would be
+    // lost, so the evaluation's own sandboxed worker builds the extension (ChildProcessWorkerRunner).
+    out["build"] = {{"deferred", "built by the sandboxed worker that evaluates it"}};
   } else {
     nlohmann::json args = {{"extension_source", evaluator_.read_extension(request)},
                            {"extension_name", std::filesystem::absolute(request.extension).string()},
@@ -60,7 +65,16 @@ nlohmann::json EvaluationJobs::build(const EvaluationRequest& submitted, const O
     const auto build_started = std::chrono::steady_clock::now();
     WorkerCall call = worker_call_for(ctx, "building " + request.label);
     call.sandbox = options.sandbox;
-    out["build"] = runner_.run("build_ext", args, call);
+    try {
+      out["build"] = runner_.run("build_ext", args, call);
+    } catch (const WorkerRunError& e) {
+      // nvcc refused the source: the GPU job's worker meets the same error and records it as the failed
+      // build check (CandidateEvaluator), on the CPU lane, as an NVRTC failure is recorded.
+      if (std::string(e.what()).find("Error building extension") == std::string::npos) throw;
+      ctx.log(e.what());
+      out["build"] = {{"ok", false}, {"error", e.what()}};
+      runnable = false;
+    }
     out["timings"]["build_ext_s"] = seconds_since(build_started);
   }
   ctx.token().throw_if_cancelled();

@@ -68,6 +68,7 @@ class RecordedRunner : public WorkerRunner {
  public:
   explicit RecordedRunner(json bench) : bench_(std::move(bench)) {}
   json run(const std::string& cmd, const json&, const WorkerCall&) override {
+    if (cmd == "build_ext") return {{"build_s", 1.0}};  // a full-path version's nvcc build
     if (cmd != "evaluate") throw std::runtime_error("unexpected command " + cmd);
     return {{"validation", recorded_validation()}, {"benchmark", bench_}};
   }
@@ -208,6 +209,40 @@ TEST_F(ExportFixture, ADeclinedVersionDoesNotShipAndCannotBeChosen) {
   EXPECT_NE(p.groups[0].reason.find("slower"), std::string::npos) << p.groups[0].reason;
   EXPECT_THROW(session->store().choose_for_export(version), ProjectError);
   EXPECT_EQ(plan().shipped(), 0);
+}
+
+// A full-path version (an LLM's answer in KernelBench's ModelNew form, a torch extension) is not shipped
+// yet: chosen for export, the plan refuses it and says why; the builtin version still ships.
+TEST_F(ExportFixture, AFullPathVersionIsNotShippedAndSaysWhy) {
+  build();
+  CandidateVersion v = session->store().version(version);
+  json plan_j = json::parse(v.plan_json);
+  plan_j["path"] = "full";
+  plan_j["plan"]["steps"] = json::array();
+  v.id = 0;
+  v.parent_id = version;
+  v.origin.kind = OriginKind::user_edit;  // evaluated outside the sandbox: the recorded runner answers
+  v.plan_json = plan_j.dump();
+  v.source = R"(#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+__global__ void fill(float* out, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 0.0f;
+}
+torch::Tensor forward(torch::Tensor x, torch::Tensor w, torch::Tensor b) {
+  auto out = torch::empty({x.size(0), w.size(0)}, x.options());
+  fill<<<(out.numel() + 255) / 256, 256, 0, at::cuda::getCurrentCUDAStream()>>>(out.data_ptr<float>(), out.numel());
+  return out;
+}
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward); }
+)";
+  const std::int64_t full = session->store().add_version(v);
+  JobInfo eval = session->wait(session->evaluate(full));
+  ASSERT_EQ(eval.state, JobState::Succeeded) << eval.error;
+  session->store().choose_for_export(full);
+  expect_export_error([&] { plan(); }, fmt::format("version {} is a full-path torch extension", full));
+  session->store().choose_for_export(version);
+  EXPECT_EQ(plan().groups[0].version_id, version);
 }
 
 // A package where no group ships (every group keeps the client's PyTorch) still installs: pip builds

@@ -55,6 +55,36 @@ struct LlmCli : ::testing::Test {
       args.push_back("--allow-unsandboxed");
     return ChildProcess::run(args, env, 300s);
   }
+  // One round of one lineage on group 0.
+  ProcessResult one_round(const test::ScriptedLlmServer& server) {
+    return nova({"--group", "0", "--lineages", "1", "--rounds", "1"}, env(server));
+  }
+  // A script of one answer, tests/fixtures/llm/FILE.
+  static json one_answer(const std::string& file) {
+    return {{"responses", json::array({{{"type", "openai"},
+                                        {"text_file", (test::fixtures_dir() / "llm" / file).string()},
+                                        {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}}}}})}};
+  }
+  // After `nova llm` stopped without a GPU (exit 3): the search's one candidate, stored as a version and
+  // waiting for a GPU (nullopt, and the test failed, otherwise).
+  std::optional<LlmCandidateRecord> stored_pending(const ProcessResult& r) {
+    EXPECT_TRUE(r.status.exited);
+    EXPECT_EQ(r.status.code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
+    LlmSearchStore store(dir / "project");
+    const auto searches = store.searches();
+    if (searches.size() != 1) {
+      ADD_FAILURE() << searches.size() << " searches stored";
+      return std::nullopt;
+    }
+    auto candidates = store.candidates(searches[0].id);
+    if (candidates.size() != 1 || !candidates[0].version_id) {
+      ADD_FAILURE() << candidates.size() << " candidates stored, the first without a version";
+      return std::nullopt;
+    }
+    EXPECT_EQ(candidates[0].outcome, "pending") << candidates[0].detail;
+    return candidates[0];
+  }
 };
 
 bool has_gpu() {
@@ -72,24 +102,13 @@ std::string read_all(const fs::path& p) {
 
 TEST_F(LlmCli, WithoutAGpuTheFirstCandidateIsStoredThenItStopsAndTheKeyIsNowhere) {
   if (has_gpu()) GTEST_SKIP() << "this machine has a GPU: the no-GPU stop is tested where there is none";
-  test::ScriptedLlmServer server(
-      {{"responses", json::array({{{"type", "openai"},
-                                   {"text_file", (test::fixtures_dir() / "llm" / "slower.md").string()},
-                                   {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}}}}})}},
-      dir / "server");
-  ProcessResult r = nova({"--group", "0", "--lineages", "1", "--rounds", "1"}, env(server));
-  EXPECT_TRUE(r.status.exited);
-  EXPECT_EQ(r.status.code, 3) << r.out << r.err;
-  EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
+  test::ScriptedLlmServer server(one_answer("slower.md"), dir / "server");
+  const ProcessResult r = one_round(server);
   // The candidate is stored, as a version and as the search's record, waiting for a GPU.
+  auto candidate = stored_pending(r);
+  ASSERT_TRUE(candidate);
   ProjectStore project = ProjectStore::open(dir / "project");
-  LlmSearchStore store(dir / "project");
-  ASSERT_EQ(store.searches().size(), 1u);
-  auto candidates = store.candidates(store.searches()[0].id);
-  ASSERT_EQ(candidates.size(), 1u);
-  EXPECT_EQ(candidates[0].outcome, "pending");
-  ASSERT_TRUE(candidates[0].version_id);
-  EXPECT_EQ(project.version(*candidates[0].version_id).origin.kind, OriginKind::llm);
+  EXPECT_EQ(project.version(*candidate->version_id).origin.kind, OriginKind::llm);
   // The key went to the provider and nowhere else.
   auto requests = server.requests();
   ASSERT_EQ(requests.size(), 1u);
@@ -104,6 +123,22 @@ TEST_F(LlmCli, WithoutAGpuTheFirstCandidateIsStoredThenItStopsAndTheKeyIsNowhere
   }
   EXPECT_GT(files, 0);
   EXPECT_EQ(read_all(dir / "settings.json").find(kKey), std::string::npos);
+}
+
+// An answer in KernelBench's form (ModelNew + load_inline): `nova llm` reads it with the workers' Python
+// into a full-path version that records its form, and stops at its evaluation without a GPU.
+TEST_F(LlmCli, AnAnswerInKernelBenchsFormIsStoredAsAFullPathVersionWithoutAGpu) {
+  if (has_gpu()) GTEST_SKIP() << "this machine has a GPU: the no-GPU stop is tested where there is none";
+  test::ScriptedLlmServer server(one_answer("model_new_linear.md"), dir / "server");
+  auto candidate = stored_pending(one_round(server));
+  ASSERT_TRUE(candidate);
+  const CandidateVersion v = ProjectStore::open(dir / "project").version(*candidate->version_id);
+  const json plan = json::parse(v.plan_json);
+  EXPECT_EQ(plan["path"], "full");
+  EXPECT_EQ(plan["origin"]["answer_form"], "model_new");
+  EXPECT_NE(v.source.find("return linear_scale_cuda(nova_input_0, nova_input_1, nova_input_2);"), std::string::npos)
+      << v.source;
+  EXPECT_NE(v.source.find("__global__ void linear_scale_model_new"), std::string::npos);
 }
 
 // A provider that never answers (nothing listens at its address): every request ends in an error after
