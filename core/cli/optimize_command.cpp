@@ -8,6 +8,8 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -19,6 +21,8 @@
 #include "core/cli/selection_table.h"
 #include "core/cli/session_cli.h"
 #include "core/doctor/doctor_report.h"
+#include "core/env/settings.h"
+#include "core/jobs/ray_cluster.h"
 #include "core/sandbox/sandbox_refused.h"
 #include "core/select/selection_policy.h"
 #include "core/session/project_evidence.h"
@@ -36,6 +40,7 @@ struct OptimizeFlags {
   double budget_s = 300;
   bool match_eager = false;
   bool fresh = false, remeasure = false, no_alternatives = false, gemm_tf32x3 = false, no_copy_reference = false;
+  std::string ray, ray_gpu_kind;  // a Ray cluster for the GPU work
   bool llm = false;  // the LLM search on every group after the builtin generator's evaluation
   LlmCli llm_cli;
 };
@@ -107,8 +112,26 @@ void run(OptimizeFlags& f) {
   const int available = static_cast<int>(gpu.gpus.size());
   if (f.llm) f.llm_cli.resolve();
   SessionOptions s;
+  std::optional<RayClusterInfo> cluster;
+  if (!f.ray.empty()) {
+    s.ray_address = f.ray;
+    s.ray_gpu_kind = f.ray_gpu_kind;
+    try {
+      cluster = RayCluster::describe(Settings::load().resolved_python(), f.ray, f.ray_gpu_kind);
+    } catch (const std::runtime_error& e) {
+      throw CliError(fmt::format("--ray {}: {}", f.ray, e.what()), 2);
+    }
+    if (cluster->gpus < 1) throw CliError(fmt::format("--ray {}: the cluster has no GPU", f.ray), 2);
+    std::cerr << fmt::format("ray: the cluster at {}: {}\n", f.ray, RayCluster::summary(*cluster));
+    // The local NVRTC compiles for the cluster's GPU, as its probe task saw it.
+    if (!cluster->arch.empty()) {
+      o.generate.arch = o.evaluate.arch = cluster->arch;
+      o.generate.sm_count = cluster->sm_count;
+    }
+  }
+  const int lanes_available = cluster ? cluster->gpus : available;
   if (f.gpus == "all") {
-    s.gpus = std::max(1, available);
+    s.gpus = std::max(1, lanes_available);
   } else {
     try {
       s.gpus = std::stoi(f.gpus);
@@ -116,11 +139,17 @@ void run(OptimizeFlags& f) {
       throw CliError(fmt::format("--gpus {}: expected all or a number", f.gpus), 2);
     }
     if (s.gpus < 1) throw CliError("--gpus: at least 1", 2);
-    if (available > 0 && s.gpus > available)
-      throw CliError(fmt::format("--gpus {}: this machine has {} GPU(s)", s.gpus, available), 2);
+    if (lanes_available > 0 && s.gpus > lanes_available)
+      throw CliError(fmt::format("--gpus {}: {} has {} GPU(s)", s.gpus,
+                                 cluster ? "the Ray cluster at " + f.ray : std::string("this machine"),
+                                 lanes_available),
+                     2);
   }
   s.validations_per_device = std::max(1, f.validations);
-  o.needs_gpu = gpu.has_gpu();
+  // Builds (NVRTC, nvcc) in a pool sized to this machine's cores.
+  s.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // With a cluster, its GPUs do the work: usable when its probe task saw a CUDA device.
+  o.needs_gpu = cluster ? !cluster->arch.empty() : gpu.has_gpu();
   // Dozens of evaluations, each in a process of its own: one more is kept started ahead (torch
   // imported), so each job skips Python's and torch's start. Still one process per evaluation.
   s.keep_standby = o.needs_gpu;
@@ -180,6 +209,11 @@ void run(OptimizeFlags& f) {
     std::cout << fmt::format("== all {} models, over their {} groups\n{}", f.models.size(), set.groups, text);
     if (!failures.empty()) throw CliError(fmt::format("{} model(s) not optimized", failures.size()), 1);
   }
+  if (!o.needs_gpu && cluster)
+    throw CliError(fmt::format("no usable GPU on the Ray cluster at {} ({}): the graphs and the generated kernels are "
+                               "stored in the project; validation and benchmarks need a GPU that a task can use",
+                               f.ray, cluster->probe_note.empty() ? "its probe task saw none" : cluster->probe_note),
+                   3);
   if (!o.needs_gpu)
     throw CliError(
         fmt::format("no CUDA GPU here ({}): the graphs and the generated kernels are stored in the project; "
@@ -200,7 +234,16 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--project", f->project,
                   "the project folder (default: the studio's project for the model, under "
                   "~/.local/share/nova/projects); with several models, the folder of their projects");
-  cmd->add_option("--gpus", f->gpus, "GPUs to use: all, or a number (default 1); one worker lane each");
+  cmd->add_option("--gpus", f->gpus,
+                  "GPUs to use: all, or a number (default 1); one worker lane each (with --ray: the cluster's "
+                  "GPUs, one Ray task at a time each)");
+  cmd->add_option("--ray", f->ray,
+                  "run validation and benchmarks on the Ray cluster at ADDRESS (host:port of its head), as tasks "
+                  "of one GPU each (needs ray in the workers' Python); intake, generation and builds stay here, "
+                  "LLM-written code runs here in its sandbox");
+  cmd->add_option("--ray-gpu-kind", f->ray_gpu_kind,
+                  "with --ray: the GPU kind to use (Ray's accelerator type, such as H100), required when the "
+                  "cluster has several kinds");
   cmd->add_option("--graph", f->graph, "use this graph JSON (from `nova intake --json`) instead of intake");
   cmd->add_flag("--match-eager", f->match_eager,
                 "pass a version only within tolerance of eager (default: also when it is closer to the "

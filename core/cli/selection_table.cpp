@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace nova {
 namespace {
@@ -39,6 +40,10 @@ std::string SelectionTable::format_model(const ModelFigures& m) {
                      "and eager's own ratio vs torch.compile\n",
                      m.groups, m.shipped, m.measured);
   if (m.measured == 0) return out + "no group was benchmarked against eager: no speedup to report\n";
+  if (!m.mixed_gpus.empty())
+    out += fmt::format("WARNING: the groups were measured on different GPUs ({}): the figures below mix them; "
+                       "measure again on one kind (nova optimize --remeasure)\n",
+                       fmt::join(m.mixed_gpus, ", "));
   out += fmt::format("geometric mean vs eager          cold {:>7}  wall {:>7}\n", get("cold", "eager"),
                      get("wall", "eager"));
   out += fmt::format("geometric mean vs torch.compile  cold {:>7}  wall {:>7}\n", get("cold", "compile"),

@@ -77,6 +77,8 @@ T setting(const nlohmann::json& j, const char* key, T fallback, const char* expe
   bool ok = false;
   if constexpr (std::is_same_v<T, bool>)
     ok = it->is_boolean();
+  else if constexpr (std::is_same_v<T, int>)
+    ok = it->is_number_integer();
   else if constexpr (std::is_same_v<T, std::string>)
     ok = it->is_string();
   else
@@ -87,7 +89,7 @@ T setting(const nlohmann::json& j, const char* key, T fallback, const char* expe
 
 const char* const kKnownKeys[] = {
     "python", "cuda_toolkit", "recent_models", "default_generator", "bench_copy_reference", "bench_l2_flush",
-    "llm_providers", "llm_default_provider"};
+    "llm_providers", "llm_default_provider", "gpu_lanes", "ray_address", "ray_gpu_kind"};
 
 }  // namespace
 
@@ -100,7 +102,10 @@ void to_json(nlohmann::json& j, const Settings& s) {
                           {"bench_copy_reference", s.bench_copy_reference},
                           {"bench_l2_flush", s.bench_l2_flush},
                           {"llm_providers", s.llm_providers},
-                          {"llm_default_provider", s.llm_default_provider}});
+                          {"llm_default_provider", s.llm_default_provider},
+                          {"gpu_lanes", s.gpu_lanes},
+                          {"ray_address", s.ray_address},
+                          {"ray_gpu_kind", s.ray_gpu_kind}});
 }
 
 void from_json(const nlohmann::json& j, Settings& s) {
@@ -120,6 +125,9 @@ void from_json(const nlohmann::json& j, Settings& s) {
     for (const auto& p : *it) s.llm_providers.push_back(p.get<LlmProvider>());
   }
   s.llm_default_provider = setting<std::string>(j, "llm_default_provider", "", "a string (a provider's name)");
+  s.gpu_lanes = setting<int>(j, "gpu_lanes", 1, "a whole number (GPU lanes)");
+  s.ray_address = setting<std::string>(j, "ray_address", "", "a string (host:port of a Ray head)");
+  s.ray_gpu_kind = setting<std::string>(j, "ray_gpu_kind", "", "a string (a GPU kind, such as H100)");
   s.unknown_keys = nlohmann::json::object();
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) == std::end(kKnownKeys))
@@ -127,6 +135,7 @@ void from_json(const nlohmann::json& j, Settings& s) {
   if (s.bench_l2_flush != "clean" && s.bench_l2_flush != "dirty")
     throw std::runtime_error(
         fmt::format("bench_l2_flush is '{}': it must be clean or dirty", s.bench_l2_flush));
+  if (s.gpu_lanes < 1) throw std::runtime_error(fmt::format("gpu_lanes is {}: it must be at least 1", s.gpu_lanes));
 }
 
 }  // namespace nova

@@ -29,6 +29,13 @@ struct Settings {
   // the one `nova llm` uses without --provider.
   std::vector<LlmProvider> llm_providers;
   std::string llm_default_provider;
+  // The studio's GPU work: lanes (GPUs used at once, one worker each) and, when set, the Ray cluster
+  // ("host:port" of its head) that runs validation and benchmarks as tasks of one GPU each, and the
+  // GPU kind to ask it for (empty: its only kind). `nova optimize` takes them as --gpus, --ray and
+  // --ray-gpu-kind.
+  int gpu_lanes = 1;
+  std::string ray_address;
+  std::string ray_gpu_kind;
   // Keys of the file this version does not know, with their values, as read.
   nlohmann::json unknown_keys = nlohmann::json::object();
 

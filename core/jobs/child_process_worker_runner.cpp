@@ -47,10 +47,15 @@ ChildProcess::Env ChildProcessWorkerRunner::worker_env() const {
   return env;
 }
 
-std::vector<std::string> ChildProcessWorkerRunner::worker_argv(bool preload) const {
+std::vector<std::string> ChildProcessWorkerRunner::worker_argv(bool preload, bool local) const {
   std::string package = module_prefix_;
   if (!package.empty() && package.back() == '.') package.pop_back();
-  std::vector<std::string> argv{python_, "-m", package, "--once"};
+  std::vector<std::string> argv{python_, "-m", package};
+  if (!ray_address_.empty() && !local) {
+    argv = {python_, "-m", module_prefix_ + "ray_lane", "--address", ray_address_};
+    if (!ray_gpu_kind_.empty()) argv.insert(argv.end(), {"--accelerator", ray_gpu_kind_});
+  }
+  argv.push_back("--once");
   if (preload) argv.push_back("--preload");
   return argv;
 }
@@ -116,13 +121,16 @@ nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohm
     if (request_args.contains("build_dir")) request_args["build_dir"] = (*private_dir / "extensions").string();
   } else if ((conn = take_standby())) {
     ++standby_runs_;
-    // A standby has not touched CUDA yet: it narrows its devices before running the command.
-    if (call.device >= 0) request_args["cuda_visible_devices"] = std::to_string(call.device);
+    // A standby has not touched CUDA yet: it narrows its devices before running the command (a Ray
+    // lane's tasks get theirs from Ray).
+    if (call.device >= 0 && ray_address_.empty()) request_args["cuda_visible_devices"] = std::to_string(call.device);
   }
   if (!conn) {
     ChildProcess::Env env = worker_env();
-    if (call.device >= 0) env["CUDA_VISIBLE_DEVICES"] = std::to_string(call.device);
-    std::vector<std::string> argv = worker_argv(false);
+    // With a Ray cluster the lanes are the cluster's GPUs, not this machine's: a sandboxed call run
+    // here sees this machine's own.
+    if (call.device >= 0 && ray_address_.empty()) env["CUDA_VISIBLE_DEVICES"] = std::to_string(call.device);
+    std::vector<std::string> argv = worker_argv(false, private_dir.has_value());
     if (private_dir) {
       BwrapCommand bwrap(call.sandbox->bwrap, *private_dir);
       argv = bwrap.argv(argv, env);

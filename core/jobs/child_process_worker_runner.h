@@ -8,6 +8,9 @@
 // torch already imported, hello said) that the next command is handed to, so it starts without
 // that wait. A call that carries a sandbox (LLM-written code) never takes the standby: it gets a fresh
 // worker inside bubblewrap (core/sandbox/bwrap_command.h) with a private work folder of its own.
+// With a Ray cluster set (set_ray), the process is the Ray lane (`python -m nova_worker.ray_lane
+// --address A --once`): the same protocol, its GPU commands run as Ray tasks of one GPU each on the
+// cluster; sandboxed calls still run here, in bubblewrap (LLM code is not sent to the cluster).
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -42,10 +45,17 @@ class ChildProcessWorkerRunner : public WorkerRunner {
   void set_module_prefix(std::string prefix) { module_prefix_ = std::move(prefix); }
   // A folder put on the worker's PYTHONPATH before the worker package (tests' own modules).
   void add_python_path(std::filesystem::path dir) { extra_paths_.push_back(std::move(dir)); }
+  // Commands go through the Ray lane to the cluster at `address` ("host:port"); `gpu_kind`: the
+  // accelerator type its tasks ask for (empty: the cluster's only kind). Set before the first run.
+  void set_ray(std::string address, std::string gpu_kind = {}) {
+    ray_address_ = std::move(address);
+    ray_gpu_kind_ = std::move(gpu_kind);
+  }
 
  private:
   ChildProcess::Env worker_env() const;
-  std::vector<std::string> worker_argv(bool preload) const;
+  // `local`: the worker itself, also when a Ray cluster is set (the sandbox).
+  std::vector<std::string> worker_argv(bool preload, bool local = false) const;
   std::string package_location() const;
   // The standby, if there is a live one (a new one is started in its place), else null.
   std::unique_ptr<WorkerConnection> take_standby();
@@ -55,6 +65,7 @@ class ChildProcessWorkerRunner : public WorkerRunner {
   std::filesystem::path work_dir_;
   std::string module_prefix_ = "nova_worker.";
   std::vector<std::filesystem::path> extra_paths_;
+  std::string ray_address_, ray_gpu_kind_;
   std::mutex standby_mutex_;
   bool keep_standby_ = false;
   std::unique_ptr<WorkerConnection> standby_;

@@ -61,6 +61,9 @@ struct GroupSelection {
   std::optional<RatioInterval> cold_interval, wall_interval;  // the chosen version's, against eager
   std::optional<double> eager_cold_us;  // eager's cold median of the group (the weight without a profile)
   std::optional<double> gpu_share;      // the weight used in the Amdahl estimate (0..1)
+  // The GPU its figures were measured on (the environment's "gpu"; empty where none says). Versions
+  // benchmarked on another GPU are not compared with them (listed in `reason`).
+  std::string gpu;
 };
 
 struct ModelFigures {
@@ -73,6 +76,8 @@ struct ModelFigures {
   std::optional<double> amdahl_vs_eager;
   std::string shares_from;  // "profile" or "eager group times"
   double covered_share = 0; // the part of the model's GPU time the estimate covers (1 without a profile)
+  // The GPUs the groups' figures come from, when more than one: the figures above then mix them.
+  std::vector<std::string> mixed_gpus;
 };
 
 struct Selection {

@@ -1,9 +1,11 @@
 #include "core/select/selection_policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace nova {
 namespace {
@@ -25,6 +27,13 @@ std::optional<double> median(const BenchmarkResult& b, const std::string& varian
 
 bool passed(const VersionEvidence& v) { return v.validation && v.validation->passed; }
 
+// The GPU a benchmark ran on, as its environment says ("" where it does not).
+std::string gpu_of(const BenchmarkResult& b) {
+  return b.environment.is_object() && b.environment.contains("gpu") && b.environment["gpu"].is_string()
+             ? b.environment["gpu"].get<std::string>()
+             : std::string();
+}
+
 }  // namespace
 
 std::string to_string(GroupOutcome outcome) {
@@ -45,6 +54,12 @@ std::string to_string(GroupOutcome outcome) {
   return "unmeasured";
 }
 
+namespace {
+std::string not_compared(const std::vector<std::string>& versions, const std::string& gpu) {
+  return fmt::format("; not compared, benchmarked on another GPU than the {}: {}", gpu, fmt::join(versions, ", "));
+}
+}  // namespace
+
 GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
   GroupSelection s;
   s.group_id = group.group_id;
@@ -54,12 +69,26 @@ GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
   std::tuple<double, double> best_score{0, 0};
   bool any_generated = false, any_validated = false, any_passed = false, any_tie = false, any_slower = false;
   std::string last_reason;
+  // Times are compared only when measured on one kind of GPU: the group's figures come from the GPU
+  // of its newest benchmarked version; versions measured on another are named and left out.
+  for (const auto& v : group.versions)
+    if (v.benchmark && !gpu_of(*v.benchmark).empty()) s.gpu = gpu_of(*v.benchmark);
+  std::vector<std::string> elsewhere;
+  auto other_gpu = [&](const VersionEvidence& v) {
+    return v.benchmark && !s.gpu.empty() && !gpu_of(*v.benchmark).empty() && gpu_of(*v.benchmark) != s.gpu;
+  };
   for (const auto& v : group.versions) {
     if (v.generator_declined) {
       last_reason = "the generator declined: " + *v.generator_declined;
       continue;
     }
     any_generated = true;
+    if (other_gpu(v)) {
+      elsewhere.push_back(fmt::format("v{} ({})", v.version_id, gpu_of(*v.benchmark)));
+      any_validated = any_validated || v.validation.has_value();
+      any_passed = any_passed || passed(v);
+      continue;
+    }
     if (v.benchmark) {
       // Eager's own figures come from any run of the group: the weight and eager vs torch.compile.
       if (!s.eager_cold_us) s.eager_cold_us = median(*v.benchmark, "eager", "cold");
@@ -96,6 +125,7 @@ GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
     std::string why = best->benchmark->verdict.sentence;  // "ships: faster than eager beyond the noise (...)"
     if (why.rfind("ships: ", 0) == 0) why.erase(0, 7);
     s.reason = fmt::format("v{} ({}), {}", best->version_id, best->rule, why);
+    if (!elsewhere.empty()) s.reason += not_compared(elsewhere, s.gpu);
     return s;
   }
   // Eager is kept: 1.0 against eager; against torch.compile, eager's own ratio (1.0 where unmeasured).
@@ -122,6 +152,7 @@ GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
     s.outcome = GroupOutcome::unmeasured;
     s.reason = "passed validation but not benchmarked against eager (cold and wall); eager is kept";
   }
+  if (!elsewhere.empty()) s.reason += not_compared(elsewhere, s.gpu);
   return s;
 }
 
@@ -138,6 +169,10 @@ ModelFigures SelectionPolicy::model_figures(std::vector<GroupSelection>& groups)
       }
     if (n > 0) m.geomean[key] = std::exp(log_sum / n);
   }
+  for (const auto& g : groups)
+    if (!g.gpu.empty() && std::find(m.mixed_gpus.begin(), m.mixed_gpus.end(), g.gpu) == m.mixed_gpus.end())
+      m.mixed_gpus.push_back(g.gpu);
+  if (m.mixed_gpus.size() < 2) m.mixed_gpus.clear();
   for (const auto& g : groups) {
     m.shipped += g.outcome == GroupOutcome::ships;
     m.measured += g.eager_cold_us.has_value() || g.outcome == GroupOutcome::ships;
@@ -207,6 +242,7 @@ void to_json(json& j, const GroupSelection& g) {
        {"wall_interval", g.wall_interval ? json(*g.wall_interval) : json(nullptr)},
        {"eager_cold_us", g.eager_cold_us ? json(*g.eager_cold_us) : json(nullptr)},
        {"gpu_share", g.gpu_share ? json(*g.gpu_share) : json(nullptr)}};
+  if (!g.gpu.empty()) j["gpu"] = g.gpu;
 }
 
 void to_json(json& j, const ModelFigures& m) {
@@ -218,6 +254,7 @@ void to_json(json& j, const ModelFigures& m) {
        {"amdahl_vs_eager", m.amdahl_vs_eager ? json(*m.amdahl_vs_eager) : json(nullptr)},
        {"shares_from", m.shares_from},
        {"covered_share", m.covered_share}};
+  if (!m.mixed_gpus.empty()) j["mixed_gpus"] = m.mixed_gpus;
 }
 
 void to_json(json& j, const Selection& s) { j = {{"groups", s.groups}, {"model", s.model}}; }
@@ -257,6 +294,7 @@ void from_json(const json& j, GroupSelection& g) {
   g.wall_interval = optional_at<RatioInterval>(j, "wall_interval");
   g.eager_cold_us = optional_at<double>(j, "eager_cold_us");
   g.gpu_share = optional_at<double>(j, "gpu_share");
+  g.gpu = j.value("gpu", "");
 }
 
 void from_json(const json& j, ModelFigures& m) {
@@ -268,6 +306,7 @@ void from_json(const json& j, ModelFigures& m) {
   m.amdahl_vs_eager = optional_at<double>(j, "amdahl_vs_eager");
   m.shares_from = j.value("shares_from", "");
   m.covered_share = j.value("covered_share", 0.0);
+  m.mixed_gpus = j.value("mixed_gpus", std::vector<std::string>{});
 }
 
 void from_json(const json& j, Selection& s) {

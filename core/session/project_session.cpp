@@ -60,13 +60,15 @@ ProjectSession::ProjectSession(SessionOptions options, std::unique_ptr<WorkerRun
   if (options_.python.empty()) options_.python = Settings::load().resolved_python();
   if (!runner_) {
     auto child = std::make_unique<ChildProcessWorkerRunner>(options_.python, project_dir_ / "work" / "worker");
+    if (!options_.ray_address.empty()) child->set_ray(options_.ray_address, options_.ray_gpu_kind);
     if (options_.keep_standby) child->keep_standby(true);
     runner_ = std::move(child);
   }
   evaluator_ = std::make_unique<CandidateEvaluator>(*runner_, compiler_, project_dir_ / "work");
   JobQueue::Options q;
   q.gpu_devices = std::max(1, options_.gpus);
-  q.shared_per_device = std::max(1, options_.validations_per_device);
+  // A Ray task holds a whole GPU: one evaluation per lane.
+  q.shared_per_device = options_.ray_address.empty() ? std::max(1, options_.validations_per_device) : 1;
   q.cpu_threads = std::max(1, options_.cpu_threads);
   q.results_dir = project_dir_ / "jobs";
   queue_ = std::make_unique<JobQueue>(q);

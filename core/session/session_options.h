@@ -17,6 +17,10 @@ struct SessionOptions {
   int cpu_threads = 2;            // builds (NVRTC, nvcc) in parallel
   bool keep_standby = false;      // keep a worker started ahead (long-lived owners: the studio)
   std::string bwrap = "bwrap";    // bubblewrap, the sandbox for LLM-written code (core/sandbox/)
+  // A Ray cluster ("host:port"): GPU work runs there as tasks of one GPU each (nova_worker/ray_lane.py);
+  // `gpus` is then the number of tasks at once. Empty: this machine's GPUs.
+  std::string ray_address;
+  std::string ray_gpu_kind;       // the cluster's GPU kind to use (empty: its only one)
 };
 
 struct GenerateOptions {

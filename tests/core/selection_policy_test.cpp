@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/cli/selection_table.h"
 #include "support/test_paths.h"
 
 namespace nova {
@@ -75,6 +76,47 @@ TEST(SelectionPolicy, ShipsTheFastestVersionThatPassedAndWins) {
   ASSERT_TRUE(s.chosen);
   EXPECT_EQ(no_lead.verdict.kind, VerdictKind::ships);
   EXPECT_EQ(*s.chosen, 2);
+}
+
+// Results of two kinds of GPU are never compared: the group's figures come from the GPU of its newest
+// benchmarked version, the others are named; a model whose groups were measured on different GPUs says so.
+TEST(SelectionPolicy, VersionsMeasuredOnAnotherGpuAreNotComparedAndAMixedModelIsFlagged) {
+  BenchmarkResult seed = recorded("matmul_scaling_residual_add_g0");
+  BenchmarkResult no_lead = recorded("matmul_scaling_residual_add_g0.no_lead");  // faster, on the H200 too
+  ASSERT_EQ(seed.environment.value("gpu", ""), "NVIDIA H200");
+  no_lead.environment["gpu"] = "NVIDIA H100 80GB HBM3";  // as if measured later on another machine
+  GroupEvidence g;
+  g.group_id = 0;
+  g.kind = "gemm+epilogue";
+  g.versions.push_back(version(1, "gemm_tiled", true, no_lead));
+  g.versions.push_back(version(2, "gemm_tiled", true, seed));  // the newest: the H200
+  GroupSelection s = SelectionPolicy::select_group(g);
+  ASSERT_TRUE(s.chosen);
+  EXPECT_EQ(*s.chosen, 2) << s.reason;  // v1's larger ratio was measured on the H100: not compared
+  EXPECT_EQ(s.gpu, "NVIDIA H200");
+  EXPECT_NE(s.reason.find("not compared, benchmarked on another GPU than the NVIDIA H200: v1 (NVIDIA H100 80GB HBM3)"),
+            std::string::npos)
+      << s.reason;
+  EXPECT_DOUBLE_EQ(s.counted.at({"cold", "eager"}), speedup(seed, "cold", "eager"));
+
+  // One GPU: nothing said.
+  Selection one = SelectionPolicy::select({g});
+  EXPECT_TRUE(one.model.mixed_gpus.empty());
+  // Another group measured on the H100 only: the model's figures mix two GPUs, and say so.
+  GroupEvidence h = g;
+  h.group_id = 1;
+  h.versions = {version(3, "gemm_tiled", true, no_lead)};
+  Selection mixed = SelectionPolicy::select({g, h});
+  EXPECT_EQ(mixed.groups[1].gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(mixed.model.mixed_gpus, (std::vector<std::string>{"NVIDIA H200", "NVIDIA H100 80GB HBM3"}));
+  EXPECT_NE(SelectionTable::format_model(mixed.model)
+                .find("WARNING: the groups were measured on different GPUs (NVIDIA H200, NVIDIA H100 80GB HBM3)"),
+            std::string::npos);
+  EXPECT_EQ(SelectionTable::format_model(one.model).find("WARNING"), std::string::npos);
+  // Read back as `nova optimize --out` writes it.
+  Selection back = nlohmann::json(mixed).get<Selection>();
+  EXPECT_EQ(back.model.mixed_gpus, mixed.model.mixed_gpus);
+  EXPECT_EQ(back.groups[1].gpu, "NVIDIA H100 80GB HBM3");
 }
 
 TEST(SelectionPolicy, AGroupWhoseVersionsAreSlowerKeepsEagerAndCountsEagersRatioToCompile) {

@@ -32,6 +32,26 @@ TEST(Settings, BenchmarkChoicesRoundTripAndDefaultToTheCopyReferenceAndACleanFlu
   EXPECT_EQ(old.recent_models, std::vector<std::string>{"/m.py"});
 }
 
+TEST(Settings, GpuLanesAndTheRayClusterRoundTripAndDefaultToOneLocalLane) {
+  auto path = test::scratch_dir("settings_ray") / "settings.json";
+  Settings s;
+  EXPECT_EQ(s.gpu_lanes, 1);
+  EXPECT_TRUE(s.ray_address.empty());
+  s.gpu_lanes = 4;
+  s.ray_address = "10.0.0.5:6379";
+  s.ray_gpu_kind = "H100";
+  s.save(path);
+  Settings back = Settings::load(path);
+  EXPECT_EQ(back.gpu_lanes, 4);
+  EXPECT_EQ(back.ray_address, "10.0.0.5:6379");
+  EXPECT_EQ(back.ray_gpu_kind, "H100");
+  EXPECT_TRUE(back.unknown_keys.empty()) << back.unknown_keys.dump();
+  for (const char* bad : {R"({"gpu_lanes": 0})", R"({"gpu_lanes": "all"})", R"({"ray_address": 6379})"}) {
+    std::ofstream(path) << bad;
+    EXPECT_THROW(Settings::load(path), std::runtime_error) << bad;
+  }
+}
+
 TEST(Settings, AnUnknownFlushIsAnErrorNamingTheFileAndTheValue) {
   auto path = test::scratch_dir("settings_bad") / "settings.json";
   std::ofstream(path) << R"({"bench_l2_flush": "lukewarm"})";

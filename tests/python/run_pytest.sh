@@ -11,4 +11,8 @@ if ! "$python" -c "import pytest" 2>/dev/null; then
   exit 1
 fi
 export PYTHONDONTWRITEBYTECODE=1  # nothing written into the source tree
+# Arguments that name test files run those; other arguments go to pytest with the whole folder.
+if [ $# -gt 0 ] && [ -f "$1" ]; then
+  exec "$python" -m pytest -q -p no:cacheprovider "$@"
+fi
 exec "$python" -m pytest -q -p no:cacheprovider "$here" "$@"

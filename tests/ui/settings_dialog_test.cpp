@@ -6,6 +6,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -33,6 +35,21 @@ TEST(SettingsDialog, ShowsAndReturnsTheBenchmarkChoices) {
   EXPECT_TRUE(d.settings().bench_copy_reference);
   EXPECT_EQ(d.settings().bench_l2_flush, "clean");
   EXPECT_TRUE(flush->currentText().startsWith("Clean: 256 MB written, then 2x L2 read"));
+
+  // GPU lanes and the Ray cluster: shown as given, and what the user types comes back trimmed.
+  auto* lanes = d.findChild<QSpinBox*>("gpuLanes");
+  auto* ray = d.findChild<QLineEdit*>("rayAddress");
+  auto* kind = d.findChild<QLineEdit*>("rayGpuKind");
+  ASSERT_TRUE(lanes && ray && kind);
+  EXPECT_EQ(lanes->value(), 1);
+  EXPECT_TRUE(ray->text().isEmpty());
+  EXPECT_EQ(lanes->minimum(), 1);  // no zero lanes
+  lanes->setValue(2);
+  ray->setText("  10.0.0.5:6379 ");
+  kind->setText("H100");
+  EXPECT_EQ(d.settings().gpu_lanes, 2);
+  EXPECT_EQ(d.settings().ray_address, "10.0.0.5:6379");
+  EXPECT_EQ(d.settings().ray_gpu_kind, "H100");
 
   d.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&d));

@@ -216,7 +216,7 @@ void MainWindow::showProject() {
           [this](qint64 id) { resultsPanel_->showStored(*project(), id); });
   jobsPanel_->setQueue(&studio_->session()->jobs());
   const QString noGpu = studio_->gpuMissing();
-  workspace_->versionTree()->setGpuMissing(noGpu);
+  workspace_->versionTree()->setGpuMissing(studio_->evaluationGpuMissing());
   profileAction_->setEnabled(noGpu.isEmpty());
   profileAction_->setToolTip(noGpu.isEmpty() ? tr("Trace the model with CUPTI as a job: timeline and hot ops")
                                              : tr("Needs a GPU, and this machine has none: %1").arg(noGpu));

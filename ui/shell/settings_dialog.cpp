@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QThread>
 
 #include "core/doctor/doctor_report.h"
@@ -58,6 +59,23 @@ SettingsDialog::SettingsDialog(const Settings& settings, QWidget* parent) : QDia
   l2Flush_->setCurrentIndex(std::max(0, l2Flush_->findData(QString::fromStdString(settings.bench_l2_flush))));
   form->addRow(tr("Cold-mode L2 flush:"), l2Flush_);
 
+  gpuLanes_ = new QSpinBox(this);
+  gpuLanes_->setObjectName("gpuLanes");
+  gpuLanes_->setRange(1, 64);
+  gpuLanes_->setValue(settings.gpu_lanes);
+  gpuLanes_->setToolTip(tr("GPUs used at once, one worker each; benchmarks stay alone on their GPU"));
+  form->addRow(tr("GPU lanes:"), gpuLanes_);
+  rayAddress_ = new QLineEdit(QString::fromStdString(settings.ray_address), this);
+  rayAddress_->setObjectName("rayAddress");
+  rayAddress_->setPlaceholderText(tr("empty: this machine's GPUs; host:port: a Ray cluster's head"));
+  rayAddress_->setToolTip(tr("Validation and benchmarks run on the Ray cluster as tasks of one GPU each "
+                             "(nova optimize --ray). Needs ray in the worker Python. LLM-written code "
+                             "still runs here, in its sandbox."));
+  form->addRow(tr("Ray cluster:"), rayAddress_);
+  rayGpuKind_ = new QLineEdit(QString::fromStdString(settings.ray_gpu_kind), this);
+  rayGpuKind_->setObjectName("rayGpuKind");
+  rayGpuKind_->setPlaceholderText(tr("empty: the cluster's only GPU kind (such as H100)"));
+  form->addRow(tr("Ray GPU kind:"), rayGpuKind_);
   llm_ = new LlmProviderForm(settings.llm_providers, settings.llm_default_provider, this);
   llm_->setObjectName("llmProviderForm");
   form->addRow(llm_);
@@ -93,6 +111,9 @@ Settings SettingsDialog::settings() const {
   s.llm_default_provider = llm_->defaultProvider();
   s.bench_copy_reference = copyReference_->isChecked();
   s.bench_l2_flush = l2Flush_->currentData().toString().toStdString();
+  s.gpu_lanes = gpuLanes_->value();
+  s.ray_address = rayAddress_->text().trimmed().toStdString();
+  s.ray_gpu_kind = rayGpuKind_->text().trimmed().toStdString();
   return s;
 }
 

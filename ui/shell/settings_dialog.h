@@ -1,6 +1,7 @@
 #pragma once
 // Edits nova::Settings (the worker's Python interpreter, the CUDA toolkit, how benchmarks run, the LLM
-// providers) and can check the interpreter in the background before saving.
+// providers, the GPU lanes and
+// a Ray cluster for GPU work) and can check the interpreter in the background before saving.
 #include <QDialog>
 
 #include "core/env/settings.h"
@@ -10,6 +11,7 @@ class QLineEdit;
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSpinBox;
 
 namespace nova::ui {
 
@@ -34,6 +36,9 @@ class SettingsDialog : public QDialog {
   LlmProviderForm* llm_;
   QCheckBox* copyReference_;
   QComboBox* l2Flush_;
+  QSpinBox* gpuLanes_;
+  QLineEdit* rayAddress_;
+  QLineEdit* rayGpuKind_;
   QLabel* pythonStatus_;
   QPushButton* checkButton_;
 };

@@ -1,6 +1,7 @@
 #include "ui/shell/studio_session.h"
 
 #include <algorithm>
+#include <thread>
 
 #include <QFileInfo>
 #include <QMetaObject>
@@ -52,6 +53,10 @@ bool StudioSession::open(const QString& model, QString* error) {
   SessionOptions options;
   options.model = model.toStdString();
   options.python = settings_.resolved_python();
+  options.gpus = settings_.gpu_lanes;
+  options.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));  // builds
+  options.ray_address = settings_.ray_address;
+  options.ray_gpu_kind = settings_.ray_gpu_kind;
   damaged_.reset();
   try {
     session_ = backend_.factory(std::move(options));
@@ -137,7 +142,7 @@ void StudioSession::startGeneration() {
 
 void StudioSession::evaluate(qint64 version) {
   if (!session_) return;
-  if (QString why = gpuMissing(); !why.isEmpty()) {
+  if (QString why = evaluationGpuMissing(); !why.isEmpty()) {
     emit evaluationSettled(version, WorkflowMessages::evaluationNeedsGpu(why), false);
     return;
   }

@@ -50,6 +50,8 @@ class StudioSession : public QObject {
   const ModelGraph* graph() const { return graph_ ? &*graph_ : nullptr; }
   // Empty when validation, benchmarks and profiling can run here; otherwise why not.
   QString gpuMissing() const { return backend_.gpu(); }
+  // Why validation and benchmarks cannot run (empty: they can): with a Ray cluster set they run there.
+  QString evaluationGpuMissing() const { return settings_.ray_address.empty() ? backend_.gpu() : QString(); }
 
   // Validates and benchmarks a stored version as the session's jobs (the build, then the GPU job);
   // without a GPU, says so (evaluationSettled) and runs nothing.
