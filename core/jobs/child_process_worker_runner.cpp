@@ -1,5 +1,7 @@
 #include "core/jobs/child_process_worker_runner.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -64,30 +66,37 @@ std::string ChildProcessWorkerRunner::package_location() const {
   return extra_paths_.empty() ? python_package_dir().string() : extra_paths_.front().string();
 }
 
-void ChildProcessWorkerRunner::keep_standby(bool on) {
-  std::unique_ptr<WorkerConnection> old;
+void ChildProcessWorkerRunner::keep_standby(bool on, int count) {
+  std::deque<std::unique_ptr<WorkerConnection>> old;
   {
     std::lock_guard lock(standby_mutex_);
     keep_standby_ = on;
-    if (on && !standby_) start_standby_locked();
-    if (!on) old = std::move(standby_);
+    standby_count_ = std::max(1, count);
+    if (on) fill_standbys_locked();
+    if (!on) old.swap(standbys_);
   }
-  if (old) old->terminate(std::chrono::milliseconds(200));
+  for (auto& conn : old) conn->terminate(std::chrono::milliseconds(200));
 }
 
-void ChildProcessWorkerRunner::start_standby_locked() {
-  try {
-    standby_ = std::make_unique<WorkerConnection>(worker_argv(true), worker_env(), package_location());
-  } catch (const WorkerError&) {
-    // no standby: the command starts its own process and reports why that fails
+void ChildProcessWorkerRunner::fill_standbys_locked() {
+  while (static_cast<int>(standbys_.size()) < standby_count_) {
+    try {
+      standbys_.push_back(std::make_unique<WorkerConnection>(worker_argv(true), worker_env(), package_location()));
+    } catch (const WorkerError&) {
+      return;  // no standby: the command starts its own process and reports why that fails
+    }
   }
 }
 
 std::unique_ptr<WorkerConnection> ChildProcessWorkerRunner::take_standby() {
   std::lock_guard lock(standby_mutex_);
-  std::unique_ptr<WorkerConnection> conn = std::move(standby_);
-  if (keep_standby_) start_standby_locked();
-  if (conn && conn->wait(std::chrono::milliseconds(0))) conn.reset();  // it died waiting
+  std::unique_ptr<WorkerConnection> conn;
+  while (!conn && !standbys_.empty()) {
+    conn = std::move(standbys_.front());
+    standbys_.pop_front();
+    if (conn->wait(std::chrono::milliseconds(0))) conn.reset();  // it died waiting
+  }
+  if (keep_standby_) fill_standbys_locked();
   return conn;
 }
 

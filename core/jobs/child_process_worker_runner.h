@@ -12,6 +12,7 @@
 // --address A --once`): the same protocol, its GPU commands run as Ray tasks of one GPU each on the
 // cluster; sandboxed calls still run here, in bubblewrap (LLM code is not sent to the cluster).
 #include <atomic>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -32,13 +33,19 @@ class ChildProcessWorkerRunner : public WorkerRunner {
   ~ChildProcessWorkerRunner() override;
   nlohmann::json run(const std::string& cmd, const nlohmann::json& args, const WorkerCall& call) override;
 
-  // On: one worker is kept started ahead (`python -m <package> --once --preload`, which imports
-  // torch, says hello and waits for its request); a command is handed to it and a new standby
-  // starts at once. Each command still has a process of its own. For the studio and other
-  // long-lived owners; off by default, since a one-shot command would only start a process to kill it.
-  void keep_standby(bool on);
+  // On: `count` workers are kept started ahead (`python -m <package> --once --preload`, which imports
+  // torch, says hello and waits for its request; one per GPU lane, so lanes that start together each
+  // find one); a command is handed to one and a new standby starts at once. Each command still has a
+  // process of its own. For the studio and other long-lived owners; off by default, since a one-shot
+  // command would only start a process to kill it.
+  void keep_standby(bool on, int count = 1);
   // Commands that ran on a standby process rather than a fresh one.
   int standby_runs() const { return standby_runs_; }
+  // Standbys started and waiting for a command now.
+  int standbys_waiting() const {
+    std::lock_guard lock(standby_mutex_);
+    return static_cast<int>(standbys_.size());
+  }
 
   // The worker package run as `python -m <package>`, given as its module prefix ("nova_worker.";
   // tests swap in a package that misbehaves in ways the real one does not).
@@ -59,16 +66,17 @@ class ChildProcessWorkerRunner : public WorkerRunner {
   std::string package_location() const;
   // The standby, if there is a live one (a new one is started in its place), else null.
   std::unique_ptr<WorkerConnection> take_standby();
-  void start_standby_locked();
+  void fill_standbys_locked();  // starts standbys until there are standby_count_
 
   std::string python_;
   std::filesystem::path work_dir_;
   std::string module_prefix_ = "nova_worker.";
   std::vector<std::filesystem::path> extra_paths_;
   std::string ray_address_, ray_gpu_kind_;
-  std::mutex standby_mutex_;
+  mutable std::mutex standby_mutex_;
   bool keep_standby_ = false;
-  std::unique_ptr<WorkerConnection> standby_;
+  int standby_count_ = 1;
+  std::deque<std::unique_ptr<WorkerConnection>> standbys_;
   std::atomic<int> standby_runs_{0};
 };
 

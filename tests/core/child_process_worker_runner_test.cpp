@@ -229,6 +229,27 @@ TEST_F(WorkerRunnerTest, CommandsRunOnStandbyWorkersStartedAheadOneProcessEach) 
   EXPECT_EQ(runner_->run("ok", {{"x", 5}}, WorkerCall{})["echo"], 5);  // the crash took only its own
 }
 
+// One standby per GPU lane: two commands that start together each find a worker started ahead.
+TEST_F(WorkerRunnerTest, LanesThatStartTogetherEachTakeAStandby) {
+  runner_->keep_standby(true, 2);
+  EXPECT_EQ(runner_->standbys_waiting(), 2);
+  std::vector<std::thread> lanes;
+  std::vector<int> echoed(2, 0);
+  for (int lane = 0; lane < 2; ++lane)
+    lanes.emplace_back([&, lane] { echoed[lane] = runner_->run("ok", {{"x", lane + 1}}, WorkerCall{})["echo"]; });
+  for (auto& t : lanes) t.join();
+  EXPECT_EQ(echoed, (std::vector<int>{1, 2}));
+  EXPECT_EQ(runner_->standby_runs(), 2);
+  EXPECT_EQ(runner_->standbys_waiting(), 2);  // two more were started in their place
+  lanes.clear();
+  for (int lane = 0; lane < 2; ++lane)
+    lanes.emplace_back([&, lane] { echoed[lane] = runner_->run("ok", {{"x", lane + 3}}, WorkerCall{})["echo"]; });
+  for (auto& t : lanes) t.join();
+  EXPECT_EQ(runner_->standby_runs(), 4);
+  runner_->keep_standby(false);
+  EXPECT_EQ(runner_->standbys_waiting(), 0);
+}
+
 TEST_F(WorkerRunnerTest, AStandbyThatDiedWaitingIsReplacedByAFreshProcess) {
   std::ofstream(dir_ / "fake_worker" / "no_standby") << "";
   runner_->keep_standby(true);

@@ -159,7 +159,8 @@ void StudioSession::evaluate(qint64 version) {
   }
   // From the first evaluation on, a worker is kept started ahead (torch imported), so each later
   // submission skips that start; each evaluation still runs in a process of its own.
-  if (auto* child = dynamic_cast<ChildProcessWorkerRunner*>(&session_->runner())) child->keep_standby(true);
+  if (auto* child = dynamic_cast<ChildProcessWorkerRunner*>(&session_->runner()))
+    child->keep_standby(true, settings_.gpu_lanes);
   requests_.track(evaluationRequest(version), job);
   emit message(tr("Validating and benchmarking version %1 in the background (job %2)…").arg(version).arg(job),
                0);
