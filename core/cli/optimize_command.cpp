@@ -4,6 +4,7 @@
 // policy; progress on stderr, then the table of every version, what each group ships and the whole
 // model's figures. With several models, each has its own project and the figures over all their
 // groups close the output. --llm then runs the LLM search (core/llm/) on every group before the table.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "core/cli/cli_app.h"
@@ -143,6 +145,17 @@ void run(OptimizeFlags& f) {
       throw CliError(fmt::format("--gpus {}: {} has {} GPU(s)", s.gpus,
                                  cluster ? "the Ray cluster at " + f.ray : std::string("this machine"),
                                  lanes_available),
+                     2);
+  }
+  // Lanes on GPUs of different kinds would compare times across them: refused (a Ray run asks for one kind).
+  if (!cluster && s.gpus > 1 && available >= s.gpus) {
+    std::vector<std::string> kinds;
+    for (int d = 0; d < s.gpus; ++d)
+      if (std::find(kinds.begin(), kinds.end(), gpu.gpus[d].name) == kinds.end()) kinds.push_back(gpu.gpus[d].name);
+    if (kinds.size() > 1)
+      throw CliError(fmt::format("--gpus {}: this machine's first {} GPUs are of different kinds ({}); results are "
+                                 "compared only on one kind: choose GPUs of one kind with CUDA_VISIBLE_DEVICES",
+                                 f.gpus, s.gpus, fmt::join(kinds, ", ")),
                      2);
   }
   s.validations_per_device = std::max(1, f.validations);
