@@ -15,7 +15,8 @@ import pytest
 
 from nova_worker import PROTOCOL_VERSION
 
-from ray.cluster_utils import Cluster  # packaging/requirements.txt
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # the test clusters report nothing anywhere
+from ray.cluster_utils import Cluster  # noqa: E402 (packaging/requirements.txt)
 
 PACKAGE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "resources", "python"))
 NODE = {"num_cpus": 2, "object_store_memory": 80 * 1024 * 1024}

@@ -3,9 +3,12 @@ nodes on loopback, one logical GPU each (Ray's bookkeeping; no GPU needed). Prin
 then reads commands from stdin: "kill" removes a worker node at once (no drain), as a machine that
 dies, and prints "killed NODE_ID"; the end of stdin shuts the cluster down."""
 
+import os
 import sys
 
-from ray.cluster_utils import Cluster
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # a test cluster reports nothing anywhere
+
+from ray.cluster_utils import Cluster  # noqa: E402
 
 NODE = {"num_cpus": 2, "num_gpus": 1, "object_store_memory": 80 * 1024 * 1024}
 
