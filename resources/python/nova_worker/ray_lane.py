@@ -39,7 +39,7 @@ from .protocol import BAD_REQUEST, INTERNAL, USER_ERROR, Cancelled, WorkerFailur
 # Commands that run on a GPU of the cluster: those that carry contents only (sources, the candidate, its
 # cubin). Profiling stays here (its CUPTI tracer is a library of this machine's build), as does the
 # whole-model check (it loads a package installed into this machine's project). The "_" commands are the
-# protocol tests' (selftest.py, and `where` below): with them a test drives the lane on logical GPUs.
+# protocol tests' (selftest.py): with them a test drives the lane on logical GPUs.
 GPU_COMMANDS = {"validate", "bench", "evaluate", "_sleep", "_fail", "_crash", "_where"}
 RETRIES = 2  # further tries of a task whose node or process was lost
 POLL_S = 0.2
@@ -59,19 +59,6 @@ class _NodeProgress:
         pass
 
 
-def where(args, progress):
-    """A test command: where a task ran (host, pid and the GPUs Ray gave it), after `seconds`. With
-    `mark_dir`, it first leaves an empty file LABEL.NODE_ID there (tests see which node runs what)."""
-    if args.get("mark_dir"):
-        import ray
-        node = ray.get_runtime_context().get_node_id()
-        open(os.path.join(args["mark_dir"], f"{args.get('label')}.{node}"), "w").close()
-    time.sleep(float(args.get("seconds", 0)))
-    return {"host": os.uname().nodename, "pid": os.getpid(), "label": args.get("label"),
-            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-            "environment": {"host": os.uname().nodename}}
-
-
 def run_on_node(cmd, args):
     """The body of a Ray task: runs one worker command here, in a private work folder, and returns
     {"result": ...} or {"error": ErrorInfo}, with "placement"."""
@@ -85,9 +72,8 @@ def run_on_node(cmd, args):
     args["work_dir"] = work
     if "build_dir" in args:  # a full-path extension is built where the GPU is
         args["build_dir"] = os.path.join(work, "extensions")
-    commands = dict(server.COMMANDS, _where=where)
     try:
-        handler = commands.get(cmd)
+        handler = server.COMMANDS.get(cmd)
         if handler is None:
             raise WorkerFailure(BAD_REQUEST, f"unknown command '{cmd}' on the Ray node {placement['host']}")
         return {"result": json_safe(handler(args, _NodeProgress())), "placement": placement}
@@ -132,6 +118,17 @@ def _init(address, **extra):
                                         f"{type(exc).__name__}: {exc}") from None
 
 
+def _check_kind(address, kinds, accelerator):
+    """Results are compared only on one kind of GPU: several kinds need a choice, and a choice must exist."""
+    if accelerator is None and len(kinds) > 1:
+        raise WorkerFailure(USER_ERROR, f"the Ray cluster at {address} has GPUs of several kinds "
+                                        f"({', '.join(kinds)}); results are compared only on one kind: "
+                                        "choose one (--ray-gpu-kind)")
+    if accelerator is not None and accelerator not in kinds:
+        raise WorkerFailure(USER_ERROR, f"the Ray cluster at {address} has no {accelerator} GPU "
+                                        f"(it has {', '.join(kinds) or 'no GPU of a known kind'})")
+
+
 def _package_dir():
     return os.path.dirname(os.path.abspath(__file__))
 
@@ -152,13 +149,7 @@ class RayLane:
         ray = _ray()
         _init(self.address, runtime_env={"py_modules": [_package_dir()]})
         kinds = accelerator_kinds(ray.cluster_resources())
-        if self.accelerator is None and len(kinds) > 1:
-            raise WorkerFailure(USER_ERROR, f"the Ray cluster at {self.address} has GPUs of several kinds "
-                                            f"({', '.join(kinds)}); results are compared only on one kind: "
-                                            "choose one (--ray-gpu-kind)")
-        if self.accelerator is not None and self.accelerator not in kinds:
-            raise WorkerFailure(USER_ERROR, f"the Ray cluster at {self.address} has no {self.accelerator} GPU "
-                                            f"(it has {', '.join(kinds) or 'no GPU of a known kind'})")
+        _check_kind(self.address, kinds, self.accelerator)
         # max_calls 1: a process per task, as the local worker has one per evaluation (CUDA state, a crash,
         # a leak never reach the next evaluation, and CUDA_VISIBLE_DEVICES is the one Ray gave).
         options = {"num_gpus": 1, "num_cpus": 1, "max_retries": self.retries, "retry_exceptions": False}
@@ -183,7 +174,7 @@ class RayLane:
                     ray.cancel(ref, force=True)
                     raise Cancelled()
             out = ray.get(ref)
-        except (rx.TaskCancelledError,) as exc:
+        except rx.TaskCancelledError as exc:
             raise Cancelled() from exc
         except (rx.WorkerCrashedError, rx.NodeDiedError, rx.ObjectLostError, rx.OwnerDiedError) as exc:
             raise WorkerFailure(INTERNAL, f"{cmd} on the Ray cluster at {self.address} was lost {self.retries + 1} "
@@ -224,8 +215,7 @@ def accelerator_kinds(resources):
 
 def commands_for(lane, local=None):
     """The worker's command table with the GPU commands sent to `lane`; the others run here."""
-    local = dict(server.COMMANDS if local is None else local)
-    local["_where"] = where
+    local = server.COMMANDS if local is None else local
     return {name: (lane.handler(name) if name in GPU_COMMANDS else handler) for name, handler in local.items()}
 
 
@@ -248,19 +238,14 @@ def describe(address, accelerator=None, probe_budget_s=240):
     _init(address, runtime_env={"py_modules": [_package_dir()]})
     resources = ray.cluster_resources()
     kinds = accelerator_kinds(resources)
+    _check_kind(address, kinds, accelerator)
+    raw = ray.nodes()
     nodes = [{"host": n.get("NodeManagerHostname", "?"), "alive": bool(n.get("Alive")),
-              "gpus": n.get("Resources", {}).get("GPU", 0)} for n in ray.nodes()]
+              "gpus": n.get("Resources", {}).get("GPU", 0)} for n in raw]
     out = {"address": address, "gpus": int(resources.get("GPU", 0)), "kinds": kinds, "nodes": nodes}
-    if accelerator is not None:
-        if accelerator not in kinds:
-            raise WorkerFailure(USER_ERROR, f"the Ray cluster at {address} has no {accelerator} GPU "
-                                            f"(it has {', '.join(kinds) or 'no GPU of a known kind'})")
-        out["gpus"] = int(sum(n.get("Resources", {}).get("GPU", 0) for n in ray.nodes()
+    if accelerator is not None:  # only the GPUs of that kind
+        out["gpus"] = int(sum(n.get("Resources", {}).get("GPU", 0) for n in raw
                               if n.get("Alive") and f"accelerator_type:{accelerator}" in n.get("Resources", {})))
-    elif len(kinds) > 1:
-        raise WorkerFailure(USER_ERROR, f"the Ray cluster at {address} has GPUs of several kinds "
-                                        f"({', '.join(kinds)}); results are compared only on one kind: "
-                                        "choose one (--ray-gpu-kind)")
     if out["gpus"] < 1:
         out["probe"] = {"note": "the cluster has no GPU"}
         return out

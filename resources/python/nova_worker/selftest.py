@@ -1,6 +1,7 @@
 """Commands for the tests of the protocol (C++ and pytest): a worker that crashes in native code,
 one that sleeps (honouring cancel at its safe points, or not), one whose user code prints to
-stdout, and one that fails with a chosen error kind. Not announced in the hello."""
+stdout, one that fails with a chosen error kind, and one that says where it ran. Not announced in
+the hello."""
 
 import os
 import signal
@@ -41,3 +42,17 @@ def fail(args, progress):
     """Fails as the arguments say: {"kind", "message", "file", "line"}."""
     raise WorkerFailure(args.get("kind", "internal"), args.get("message", "failing on purpose"),
                         args.get("traceback", ""), args.get("file", ""), int(args.get("line", 0)))
+
+
+def where(args, progress):
+    """Where a command ran, for the Ray lane's tests: host, pid and the GPUs Ray gave it, after `seconds`.
+    With `mark_dir` (in a Ray task), it first leaves an empty file LABEL.NODE_ID there (tests see which
+    node runs what)."""
+    if args.get("mark_dir"):
+        import ray
+        node = ray.get_runtime_context().get_node_id()
+        open(os.path.join(args["mark_dir"], f"{args.get('label')}.{node}"), "w").close()
+    time.sleep(float(args.get("seconds", 0)))
+    return {"host": os.uname().nodename, "pid": os.getpid(), "label": args.get("label"),
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "environment": {"host": os.uname().nodename}}

@@ -46,6 +46,7 @@ COMMANDS = {
     "_sleep": _lazy("selftest", "sleep"),
     "_print": _lazy("selftest", "echo_print"),
     "_fail": _lazy("selftest", "fail"),
+    "_where": _lazy("selftest", "where"),
 }
 
 
