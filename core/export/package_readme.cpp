@@ -107,7 +107,7 @@ The kernels are built for `TORCH_CUDA_ARCH_LIST` = `{arch}` unless the environme
 `TORCH_CUDA_ARCH_LIST`. The extension has no pybind11 module: its ops are registered with
 `TORCH_LIBRARY` in the namespace `torch.ops.{pkg}`. It is built against Python's limited API
 (`py_limited_api`, one wheel for CPython 3.9 and later); the kernels use the full LibTorch C++ API
-(`torch::Tensor`, ATen library calls), not PyTorch's stable ABI, so the wheel is tied to the torch
+(`at::Tensor`, ATen library calls), not PyTorch's stable ABI, so the wheel is tied to the torch
 version it was built with.
 
 ## Use

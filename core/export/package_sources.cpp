@@ -39,7 +39,7 @@ std::string PackageSources::registration(const ExportPlan& plan) {
 // (meta) functions and autograd formulas by {pkg}/_ops.py. Written by nova export {version}.
 // The library has no Python API: `import {pkg}._C` only loads it, which registers the ops. It is
 // built against Python's limited API (one wheel for CPython 3.9 and later); the kernels use the full
-// LibTorch C++ API (torch::Tensor, ATen library calls), not PyTorch's stable ABI.
+// LibTorch C++ API (at::Tensor, ATen library calls), not PyTorch's stable ABI.
 #include <Python.h>
 #include <torch/library.h>
 
@@ -65,6 +65,10 @@ std::string PackageSources::group_source(const ExportPlan& plan, const ExportGro
     throw ExportError(fmt::format("group {}'s version {} cannot be written as a torch op: {}", group.group_id,
                                   group.version_id.value_or(0), e.what()));
   }
+  // Only the ATen headers the host code needs (not <torch/all.h>): each .cu compiles about three
+  // times faster, for the client's pip install and for nova's own build check.
+  std::string includes;
+  for (const auto& h : ExtensionWriter::aten_headers(c)) includes += fmt::format("#include <{}>\n", h);
   std::string shapes;
   for (const auto& t : c.plan.inputs)
     shapes += fmt::format("//   {} {}{}\n", comment_safe(t.name), comment_safe(t.dtype), GroupContext::shape_text(t.shape));
@@ -73,8 +77,7 @@ std::string PackageSources::group_source(const ExportPlan& plan, const ExportGro
 // {summary}
 // The op torch.ops.{pkg}.{op} runs these kernels on inputs of exactly these shapes (contiguous, on
 // CUDA); {pkg}/_ops.py sends every other call to the group's original PyTorch code:
-{shapes}#include <torch/all.h>
-#include <torch/library.h>
+{shapes}{includes}#include <torch/library.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
 
@@ -87,7 +90,8 @@ TORCH_LIBRARY_IMPL({pkg}, CUDA, m) {{
       fmt::arg("model", comment_safe(plan.model_path.filename().string())),
       fmt::arg("version", group.version_id.value_or(0)), fmt::arg("rule", comment_safe(group.rule)),
       fmt::arg("summary", comment_safe(c.summary)), fmt::arg("pkg", plan.package_name),
-      fmt::arg("op", op_name(group.group_id)), fmt::arg("shapes", shapes), fmt::arg("code", code));
+      fmt::arg("op", op_name(group.group_id)), fmt::arg("shapes", shapes), fmt::arg("includes", includes),
+      fmt::arg("code", code));
 }
 
 std::string PackageSources::setup_py(const ExportPlan& plan) {

@@ -1,5 +1,6 @@
 #include "core/gen/extension_writer.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -18,11 +19,11 @@ namespace nova {
 namespace {
 
 std::string at_dtype(const std::string& dtype) {
-  if (dtype == "float32") return "torch::kFloat32";
-  if (dtype == "float16") return "torch::kFloat16";
-  if (dtype == "bfloat16") return "torch::kBFloat16";
-  if (dtype == "float64") return "torch::kFloat64";
-  return "torch::kFloat32";
+  if (dtype == "float32") return "at::kFloat";
+  if (dtype == "float16") return "at::kHalf";
+  if (dtype == "bfloat16") return "at::kBFloat16";
+  if (dtype == "float64") return "at::kDouble";
+  return "at::kFloat";
 }
 
 std::string cpp_constant(const nlohmann::json& v) {
@@ -66,7 +67,23 @@ std::string tensor_ref(const std::string& ref, const std::string& view) {
   return view == "t" ? t + ".t()" : t;
 }
 
+// The ATen function a library step calls: "aten.addmm.default" -> "addmm".
+std::string library_function(const std::string& op_name) {
+  std::string op = op_name.substr(op_name.find('.') + 1);
+  return op.substr(0, op.find('.'));
+}
+
 }  // namespace
+
+std::vector<std::string> ExtensionWriter::aten_headers(const Candidate& c) {
+  std::vector<std::string> headers = {"ATen/core/Tensor.h", "ATen/ops/empty.h"};
+  for (const auto& s : c.plan.steps) {
+    if (s.type == "kernel") continue;
+    std::string h = fmt::format("ATen/ops/{}.h", callable(library_function(s.op), "library function"));
+    if (std::find(headers.begin(), headers.end(), h) == headers.end()) headers.push_back(h);
+  }
+  return headers;
+}
 
 std::string ExtensionWriter::header(const std::string& name) {
   // Read once per process and header: every candidate's extension inlines the same files.
@@ -103,13 +120,13 @@ std::string ExtensionWriter::host_code(const Candidate& c, const std::string& fu
   std::string params, checks, allocs, steps;
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
     const auto& t = p.inputs[i];
-    params += fmt::format("{}torch::Tensor input_{}", i ? ", " : "", i);
+    params += fmt::format("{}at::Tensor input_{}", i ? ", " : "", i);
     std::string dims;
     for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(t.shape[d]);
     checks += fmt::format(
         "  TORCH_CHECK(input_{0}.is_cuda() && input_{0}.is_contiguous(), \"{1}: a contiguous CUDA tensor is "
         "expected\");\n"
-        "  TORCH_CHECK(input_{0}.scalar_type() == {2} && input_{0}.sizes() == torch::IntArrayRef({{{3}}}),\n"
+        "  TORCH_CHECK(input_{0}.scalar_type() == {2} && input_{0}.sizes() == at::IntArrayRef({{{3}}}),\n"
         "              \"{1}: expected {4}{5} (the shapes this kernel was specialised for)\");\n",
         i, cpp_string_body(t.name), at_dtype(t.dtype), dims, cpp_string_body(t.dtype),
         GroupContext::shape_text(t.shape));
@@ -119,7 +136,7 @@ std::string ExtensionWriter::host_code(const Candidate& c, const std::string& fu
       std::string dims;
       for (std::size_t d = 0; d < ts[i].shape.size(); ++d)
         dims += (d ? ", " : "") + std::to_string(ts[i].shape[d]);
-      allocs += fmt::format("  torch::Tensor {}_{} = torch::empty({{{}}}, input_0.options().dtype({}));\n",
+      allocs += fmt::format("  at::Tensor {}_{} = at::empty({{{}}}, input_0.options().dtype({}));\n",
                             kind, i, dims, at_dtype(ts[i].dtype));
     }
   };
@@ -153,8 +170,7 @@ std::string ExtensionWriter::host_code(const Candidate& c, const std::string& fu
           callable(s.kernel, "kernel"), s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
           s.shared_bytes, args);
     } else {
-      std::string op = s.op.substr(s.op.find('.') + 1);
-      op = op.substr(0, op.find('.'));
+      const std::string op = library_function(s.op);
       std::string args;
       for (std::size_t i = 0; i < s.args.size(); ++i)
         args += (i ? ", " : "") + (s.args[i].ref.empty() ? cpp_constant(s.args[i].scalar)
@@ -173,7 +189,7 @@ std::string ExtensionWriter::host_code(const Candidate& c, const std::string& fu
 {common}
 // ---- the candidate's kernels ----
 {kernels}
-std::vector<torch::Tensor> {function}({params}) {{
+std::vector<at::Tensor> {function}({params}) {{
 {checks}  const auto stream = at::cuda::getCurrentCUDAStream();
 {allocs}{steps}  return {{{outs}}};
 }}

@@ -204,12 +204,17 @@ TEST(CodeText, TheExtensionWriterEscapesPlanStringsAndRefusesNamesThatAreNotIden
   EXPECT_NE(std::find(literals.begin(), literals.end(), kHostile), literals.end());
   EXPECT_EQ(code_only(source).find("injected"), std::string::npos);
 
+  // The package's source includes only the ATen headers its host code needs: the library call's.
+  const auto headers = ExtensionWriter::aten_headers(c);
+  EXPECT_EQ(headers, (std::vector<std::string>{"ATen/core/Tensor.h", "ATen/ops/empty.h", "ATen/ops/conv2d.h"}));
+
   Candidate bad_kernel = c;
   bad_kernel.plan.steps.back().kernel = "k<<<1,1>>>(); system(\"id\"); k";
   EXPECT_THROW(ExtensionWriter::write(bad_kernel), UnsupportedGroup);
   Candidate bad_op = c;
   bad_op.plan.steps.front().op = "aten.convolution(x); system(\"id\"); at::convolution.default";
   EXPECT_THROW(ExtensionWriter::write(bad_op), UnsupportedGroup);
+  EXPECT_THROW(ExtensionWriter::aten_headers(bad_op), UnsupportedGroup);
   Candidate bad_ref = c;
   bad_ref.plan.steps.front().out = "output:0]; system(\"id\"); output:0";
   EXPECT_THROW(ExtensionWriter::write(bad_ref), UnsupportedGroup);

@@ -246,3 +246,213 @@ def test_the_package_folder_imports_the_installed_copy_when_there_is_one(tmp_pat
     assert _run_in(source, code, str(installed)) == "installed"
     # Not installed (the CPU checks straight from the source folder): the folder's copy.
     assert _run_in(source, code, "") == "source"
+
+
+# --- torch.compile of the optimized model ------------------------------------------------------------
+
+def _recording_backend():
+    """A torch.compile backend that keeps each graph dynamo hands it and runs it as it is."""
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    return graphs, backend
+
+
+def _graph_breaks():
+    from torch._dynamo.utils import counters
+    return sum(counters["graph_break"].values())
+
+
+def _ops_in(graph_module, namespace):
+    return sorted(str(n.target) for n in graph_module.graph.nodes
+                  if n.op == "call_function" and str(n.target).startswith(namespace + "."))
+
+
+def _fresh_compile_state():
+    from torch._dynamo.utils import counters
+    torch._dynamo.reset()
+    counters.clear()
+
+
+def _pair(module, seed, optimize=False):
+    torch.manual_seed(seed)
+    original = module.Model(*module.get_init_inputs()).eval()
+    new = (module.optimize(module.Model(*module.get_init_inputs()).eval()) if optimize
+           else module.ModelNew(*module.get_init_inputs()).eval())
+    new.load_state_dict(original.state_dict())
+    return original, new
+
+
+def test_torch_compile_of_a_captured_model_is_one_graph_with_the_ops(transformer):
+    # After one eager call has captured the signature, dynamo traces the whole forward (the lookup of
+    # the capture, the rewritten graph, each group's shape guard) into one graph holding the ops:
+    # fullgraph=True compiles, no graph break, nothing left to run in Python around the ops.
+    from torch._dynamo.utils import counters
+    module, graph, calls = transformer
+    runtime = module._runtime
+    original, new = _pair(module, 4)
+    x = module.get_inputs()
+    ops = sorted(f"{module._ops.NAMESPACE}.group_{g['id']}.default" for g in graph["groups"])
+    with torch.no_grad():
+        want = original(*x)
+        new(*x)
+        _fresh_compile_state()
+        explained = torch._dynamo.explain(new)(*x)
+        assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained.break_reasons
+        assert _ops_in(explained.graphs[0], module._ops.NAMESPACE) == ops
+        _fresh_compile_state()
+        graphs, backend = _recording_backend()
+        compiled = torch.compile(new, backend=backend, fullgraph=True)
+        counted = {op: dict(n) for op, n in runtime.CALLS.items()}
+        for _ in range(3):
+            calls.clear()
+            got = compiled(*x)
+            torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+            assert sorted(calls) == sorted(f"group_{g['id']}" for g in graph["groups"]), "the kernels ran"
+    assert _graph_breaks() == 0, dict(counters["graph_break"])
+    assert len(graphs) == 1, "one graph, compiled once"
+    assert _ops_in(graphs[0], module._ops.NAMESPACE) == ops
+    # Under torch.compile nothing is counted in Python (CALLS counts eager calls only).
+    assert {op: dict(n) for op, n in runtime.CALLS.items()} == counted
+
+
+def test_torch_compile_recompiles_for_another_batch_size_and_keeps_the_first(transformer):
+    module, graph, calls = transformer
+    original, new = _pair(module, 5)
+    x = module.get_inputs()
+    x2 = [torch.cat([t, t]) for t in x]
+    with torch.no_grad():
+        new(*x)
+        _fresh_compile_state()
+        graphs, backend = _recording_backend()
+        compiled = torch.compile(new, backend=backend)
+        compiled(*x)
+        assert (len(graphs), _graph_breaks()) == (1, 0)
+        # A new signature: captured on its first call (the one graph break), then one graph.
+        calls.clear()
+        torch.testing.assert_close(compiled(*x2), original(*x2), atol=1e-5, rtol=1e-5)
+        assert _graph_breaks() == 1 and calls == [], "no kernel may run on a shape it was not built for"
+        seen = len(graphs)
+        for _ in range(2):
+            torch.testing.assert_close(compiled(*x2), original(*x2), atol=1e-5, rtol=1e-5)
+        assert _graph_breaks() == 1 and len(graphs) == seen + 1 and calls == []
+        assert _ops_in(graphs[-1], module._ops.NAMESPACE) == [], "the other batch size runs the original nodes"
+        # The first signature's graph still serves it: no recompile, the kernels run.
+        torch.testing.assert_close(compiled(*x), original(*x), atol=1e-5, rtol=1e-5)
+        assert len(graphs) == seen + 1 and _graph_breaks() == 1
+        assert sorted(calls) == sorted(f"group_{g['id']}" for g in graph["groups"])
+    assert len(module._runtime.captures(new)) == 2
+
+
+def test_torch_compile_from_the_first_call_breaks_once_then_runs_one_graph(transformer):
+    # The first call under torch.compile captures the signature (torch.export outside the trace: one
+    # graph break); the next call recompiles into one graph with the ops. optimize()'s instance here.
+    module, graph, calls = transformer
+    original, new = _pair(module, 6, optimize=True)
+    x = module.get_inputs()
+    ops = sorted(f"{module._ops.NAMESPACE}.group_{g['id']}.default" for g in graph["groups"])
+    with torch.no_grad():
+        want = original(*x)
+        _fresh_compile_state()
+        graphs, backend = _recording_backend()
+        compiled = torch.compile(new, backend=backend)
+        calls.clear()
+        torch.testing.assert_close(compiled(*x), want, atol=1e-5, rtol=1e-5)
+        assert _graph_breaks() == 1 and calls, "captured, and the kernels ran"
+        seen = len(graphs)
+        for _ in range(3):
+            calls.clear()
+            torch.testing.assert_close(compiled(*x), want, atol=1e-5, rtol=1e-5)
+            assert sorted(calls) == sorted(f"group_{g['id']}" for g in graph["groups"])
+        assert _graph_breaks() == 1, "no graph break after the capture"
+        assert len(graphs) == seen + 1 and _ops_in(graphs[-1], module._ops.NAMESPACE) == ops
+        _fresh_compile_state()
+        explained = torch._dynamo.explain(new)(*x)
+        assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained.break_reasons
+
+
+def test_torch_compile_with_inductor_and_gradients(transformer):
+    # The default backend (inductor compiles what lies around the ops), and a training step through
+    # AOT autograd: the ops' autograd formulas, gradients as eager's.
+    module, graph, calls = transformer
+    original, new = _pair(module, 7)
+    x = module.get_inputs()
+    with torch.no_grad():
+        new(*x)
+        _fresh_compile_state()
+        compiled = torch.compile(new)
+        for _ in range(2):
+            calls.clear()
+            torch.testing.assert_close(compiled(*x), original(*x), atol=1e-4, rtol=1e-4)
+            assert sorted(calls) == sorted(f"group_{g['id']}" for g in graph["groups"])
+    assert _graph_breaks() == 0
+    original.train()
+    new.train()
+    _fresh_compile_state()
+    compiled = torch.compile(new, backend="aot_eager")
+    for step in range(2):
+        grads = []
+        calls.clear()
+        for run, model in ((original, original), (compiled, new)):
+            model.zero_grad()
+            xi = x[0].clone().requires_grad_(True)
+            run(xi).square().mean().backward()
+            grads.append([xi.grad] + [p.grad for p in model.parameters()])
+        assert calls, "the ops ran in the compiled forward"
+        for a, b in zip(*grads):
+            torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-4)
+    assert _graph_breaks() == 1, "the training signature's capture only"
+
+
+def test_torch_compile_of_the_functional_form_with_keywords_and_another_fn(tmp_path):
+    import inspect
+    module, graph = assemble(tmp_path, "matmul_scaling_residual_add.py", "nova_test_compiled_fn")
+    calls = []
+    with_cpu_kernels(module, calls)
+    original, new = _pair(module, 8)
+    x = module.get_inputs()
+    names = [n for n in inspect.signature(module.Model.forward).parameters if n not in ("self", "fn")]
+    default_fn = inspect.signature(module.Model.forward).parameters["fn"].default
+    seen = []
+
+    def spy(*args):
+        seen.append(len(args))
+        return default_fn(*args)
+
+    with torch.no_grad():
+        want = original(*x)
+        new(*x)
+        _fresh_compile_state()
+        graphs, backend = _recording_backend()
+        compiled = torch.compile(new, backend=backend)
+        for _ in range(2):
+            calls.clear()
+            torch.testing.assert_close(compiled(*x), want)
+            torch.testing.assert_close(compiled(**dict(zip(names, x))), want)
+            assert calls == ["group_0", "group_0"], "by position and by keyword, the op ran"
+        calls.clear()
+        torch.testing.assert_close(compiled(*x, fn=spy), want)
+        assert seen and calls == [], "another fn runs as given"
+    assert _graph_breaks() == 0
+    assert any(_ops_in(g, module._ops.NAMESPACE) for g in graphs)
+
+
+def test_a_model_with_a_parameter_of_its_own_is_freed_with_its_captures(tmp_path):
+    # The captures are kept outside the model; they must not keep it alive (a parameter of the model
+    # itself, swish_bias_clamp's bias, was held by its capture and the model never freed).
+    import gc
+    import weakref
+    module, graph = assemble(tmp_path, "swish_bias_clamp.py", "nova_test_freed")
+    with_cpu_kernels(module, [])
+    new = module.ModelNew(*module.get_init_inputs()).eval()
+    with torch.no_grad():
+        new(torch.randn(2, 32, 4, 4))
+    assert len(module._runtime.captures(new)) == 1
+    ref, key = weakref.ref(new), id(new)
+    del new
+    gc.collect()
+    assert ref() is None, "the model outlived its last reference"
+    assert key not in module._runtime._captures and key not in module._runtime._chains

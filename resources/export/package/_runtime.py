@@ -9,6 +9,14 @@ replaced by one call. That call runs the op only on inputs of the shapes and dty
 built for (contiguous, on CUDA); any other call runs the group's original nodes, taken from the same
 capture, so every shape the client's model accepts still works. Where the capture fails or a group's
 nodes are not found, that signature (or group) runs the client's original code, with a warning.
+
+Under torch.compile (torch.compile(ModelNew(...)), or of a model passed through optimize()) the
+forward is traced by dynamo as one graph per input signature: the capture of the signature is looked
+up in code dynamo traces (resolved while tracing, and guarded: a new signature recompiles), the
+rewritten graph is traced through, each group's op is a node of the compiled graph (its shape guard,
+too, is decided while tracing) and inductor compiles what lies around the ops. Nothing is counted or
+looked up in Python per call. Only a signature not captured yet, on the first call under compile,
+breaks the graph once (torch.export runs outside the trace); the next call recompiles without it.
 """
 
 import functools
@@ -34,7 +42,17 @@ get_init_inputs = client_model.get_init_inputs
 KERNEL_DEVICE = "cuda"
 
 _lock = threading.Lock()
-_captures = weakref.WeakKeyDictionary()  # model -> {input signature: Accelerated or None}
+# The captures of each model, kept outside the model (torch.export restores the attributes of the
+# module it traces) and keyed by id(model), each model's entries dropped when it is collected:
+# {id(model): {input signature: Accelerated, or None where the capture failed}}, the eager lookup.
+_captures = {}
+# The same captures as a chain of _Link per model, {id(model): first link}, to which a capture only
+# appends: the lookup under torch.compile (_traced_lookup), which dynamo traces through and guards (the
+# links it read up to the signature's, or the last link's `next` being None where the signature is
+# not there yet, so that its capture recompiles only the callers that missed it).
+_chains = {}
+_MISSING = object()  # a signature not captured yet
+_EMPTY = {}
 _warned = set()
 
 
@@ -116,26 +134,33 @@ def export_program(model, forward, inputs):
 # --- replacing the groups ---------------------------------------------------------------------------
 
 # Calls of each op in eager mode: how many ran the kernels and how many took the original PyTorch
-# path (the shape guard). `nova check-package` reads them to show that the kernels ran.
+# path (the shape guard). `nova check-package` reads them to show that the kernels ran (in eager mode
+# only). Calls under torch.compile are not counted: the choice is made once, while dynamo traces, and
+# the compiled graph runs the op (or the original nodes) with no Python around it.
 CALLS = {}
 
 
 def _guard(specs):
     """The shape guard for one op, made once: whether the op's kernels can take these inputs
-    (contiguous tensors on the kernels' device, of exactly the shapes and dtypes they were built for)."""
-    expected = [(torch.Size(s["shape"]), _ops.DTYPES.get(s["dtype"])) for s in specs]
-    count = len(expected)
-
-    def takes(inputs):
-        if not _ops.COMPILED or len(inputs) != count:
-            return False
-        for t, (shape, dtype) in zip(inputs, expected):
-            if not (isinstance(t, torch.Tensor) and t.shape == shape and t.dtype == dtype
-                    and t.device.type == KERNEL_DEVICE and t.is_contiguous()):
-                return False
-        return True
-
-    return takes
+    (contiguous tensors on the kernels' device, of exactly the shapes and dtypes they were built for).
+    Written as code with the shapes and dtypes in it: one test per input, no loop, and under
+    torch.compile nothing for dynamo to guard on but the code itself (and _ops.COMPILED, KERNEL_DEVICE)."""
+    if any(s["dtype"] not in _ops.DTYPES for s in specs):
+        return lambda inputs: False
+    names = [f"t{i}" for i in range(len(specs))]
+    tests = " and ".join(
+        f"isinstance({n}, torch.Tensor) and {n}.shape == {tuple(int(d) for d in s['shape'])!r} "
+        f"and {n}.dtype == torch.{s['dtype']} and {n}.device.type == KERNEL_DEVICE and {n}.is_contiguous()"
+        for n, s in zip(names, specs)) or "True"
+    unpack = f"    {', '.join(names)}, = inputs\n" if names else ""
+    src = (f"def takes(inputs):\n"
+           f"    if not _ops.COMPILED or len(inputs) != {len(specs)}:\n"
+           f"        return False\n"
+           f"{unpack}"
+           f"    return bool({tests})\n")
+    namespace = {}
+    exec(src, globals(), namespace)  # noqa: S102 (the manifest's shapes and dtypes, checked above)
+    return namespace["takes"]
 
 
 def accelerated(inputs, specs):
@@ -240,9 +265,20 @@ def replace_groups(ep):
 
 
 def _owner(model, path):
-    """(module, attribute name) of a parameter or buffer path such as "block.fc.weight"."""
+    """(module, attribute name) of a parameter or buffer path such as "block.fc.weight"; the module is
+    None for the model's own attributes (the model is passed to each call: a capture holding it would
+    keep every model with a parameter of its own alive for good)."""
     module_path, _, name = path.rpartition(".")
-    return (model.get_submodule(module_path) if module_path else model), name
+    return (model.get_submodule(module_path) if module_path else None), name
+
+
+def _path_expr(path):
+    """Code reading a parameter or buffer of `model` by its path ("block.0.weight"): nested getattr,
+    since a module's name need not be an identifier."""
+    expr = "model"
+    for part in path.split("."):
+        expr = f"getattr({expr}, {part!r})"
+    return expr
 
 
 class Accelerated:
@@ -263,34 +299,55 @@ class Accelerated:
         for name, value in list(self.ep.constants.items()):
             if isinstance(value, torch.Tensor) and device is not None and value.device != device and value.dim() == 0:
                 self.ep.constants[name] = value.to(device)
-        # Each graph input: ("user", k), ("attr", (module, name)) or ("const", tensor).
+        # Each graph input: ("user", k), ("own", name) (the model's), ("attr", (submodule, name)) or
+        # ("const", tensor); and the same as an expression (`gather`, for torch.compile below).
         self.sources = []
+        self.consts = []
+        exprs = []
         user = 0
         for spec in self.ep.graph_signature.input_specs:
             if spec.kind == kinds.USER_INPUT:
                 self.sources.append(("user", user))
+                exprs.append(f"tensors[{user}]")
                 user += 1
             elif spec.kind in (kinds.PARAMETER, kinds.BUFFER) and spec.target not in self.ep.constants:
-                self.sources.append(("attr", _owner(model, _strip_inner(spec.target))))
+                path = _strip_inner(spec.target)
+                owner, name = _owner(model, path)
+                self.sources.append(("own", name) if owner is None else ("attr", (owner, name)))
+                exprs.append(_path_expr(path))
             else:
                 self.sources.append(("const", self.ep.constants[spec.target]))  # incl. non-persistent buffers
+                exprs.append(f"consts[{len(self.consts)}]")
+                self.consts.append(self.ep.constants[spec.target])
+        self.consts = tuple(self.consts)
         user_names = [s.arg.name for s in self.ep.graph_signature.input_specs if s.kind == kinds.USER_INPUT]
         # Each graph output: None (the forward's own output) or a mutation to write back.
         self.writes = []
+        targets = []
         for spec in self.ep.graph_signature.output_specs:
             if spec.kind == okinds.BUFFER_MUTATION:
                 self.writes.append(("buffer", _owner(model, _strip_inner(spec.target))))
+                targets.append(_path_expr(_strip_inner(spec.target)))
             elif spec.kind == okinds.USER_INPUT_MUTATION:
                 self.writes.append(("input", user_names.index(spec.target)))
+                targets.append(f"tensors[{user_names.index(spec.target)}]")
             else:
                 self.writes.append(None)
         self.mutates = any(w is not None for w in self.writes)
         # The graph's generated forward itself, without nn.Module's call machinery (no hooks here).
         self.run = self.ep.graph_module.forward
+        # For torch.compile: the graph's inputs and the tensors that take the mutations, as code that
+        # names each parameter and buffer by its path from the model. Dynamo then guards on the model's
+        # tensors as it does for the original forward, and on nothing of this object's lists.
+        namespace = {}
+        exec(f"def gather(model, tensors, consts):\n    return [{', '.join(exprs)}]\n"  # noqa: S102
+             f"def targets(model, tensors):\n    return [{', '.join(targets)}]\n", {}, namespace)
+        self.gather, self.targets = namespace["gather"], namespace["targets"]
 
     def __call__(self, model, inputs):
         tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
-        flat = [tensors[what] if kind == "user" else getattr(*what) if kind == "attr" else what
+        flat = [tensors[what] if kind == "user" else getattr(model, what) if kind == "own"
+                else getattr(*what) if kind == "attr" else what
                 for kind, what in self.sources]
         outs = self.run(*flat)
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
@@ -302,8 +359,31 @@ class Accelerated:
                 user.append(value)
                 continue
             kind, what = write
+            if kind == "buffer":
+                owner, name = what
+                target = getattr(model if owner is None else owner, name)
+            else:
+                target = tensors[what]
             with torch.no_grad():
-                (getattr(*what) if kind == "buffer" else tensors[what]).copy_(value)
+                target.copy_(value)
+        return tree_unflatten(user, self.out_spec)
+
+    def traced(self, model, inputs):
+        """The call under torch.compile, which dynamo traces into the caller's graph: the same as
+        __call__, with the graph's inputs gathered by `gather`."""
+        tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
+        outs = self.run(*self.gather(model, tensors, self.consts))
+        outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+        if not self.mutates:
+            return tree_unflatten(outs, self.out_spec)
+        targets = iter(self.targets(model, tensors))
+        user = []
+        for write, value in zip(self.writes, outs):
+            if write is None:
+                user.append(value)
+            else:
+                with torch.no_grad():
+                    next(targets).copy_(value)
         return tree_unflatten(user, self.out_spec)
 
 
@@ -317,27 +397,62 @@ def _signature_key(model, inputs):
         for v in inputs)
 
 
+class _Link:
+    __slots__ = ("signature", "acc", "next")
+
+    def __init__(self, signature, acc):
+        self.signature, self.acc, self.next = signature, acc, None
+
+
 def captures(model):
     """The signatures captured for `model` so far: {signature: Accelerated, or None where the capture
     failed and the calls run the original code}."""
-    return dict(_captures.get(model, {}))
+    return dict(_captures.get(id(model), _EMPTY))
+
+
+def _forget(model_id):
+    _captures.pop(model_id, None)
+    _chains.pop(model_id, None)
 
 
 @torch.compiler.disable
 def _accelerated_for(model, forward, inputs):
-    # Kept outside the model: torch.export restores the attributes of the module it traces.
-    cache = _captures.setdefault(model, {})
+    """The capture of this signature, made on its first call (outside any torch.compile trace)."""
     key = _signature_key(model, inputs)
     with _lock:
+        cache = _captures.get(id(model))
+        if cache is None:
+            cache = _captures[id(model)] = {}
+            weakref.finalize(model, _forget, id(model))
         if key not in cache:
             try:
-                cache[key] = Accelerated(model, forward, inputs)
+                acc = Accelerated(model, forward, inputs)
             except Exception as exc:  # the client's forward could not be captured: it runs as written
                 _warn_once(f"torch.export could not capture the forward for inputs {key[1:]} "
                            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
                            "those calls run the original PyTorch code")
-                cache[key] = None
+                acc = None
+            cache[key] = acc
+            link = _chains.get(id(model))
+            if link is None:
+                _chains[id(model)] = _Link(key, acc)
+            else:
+                while link.next is not None:
+                    link = link.next
+                link.next = _Link(key, acc)
         return cache[key]
+
+
+def _traced_lookup(model, inputs):
+    """The capture of this signature under torch.compile: dynamo traces this and folds it to a constant
+    (the Accelerated, None or _MISSING), guarded on the signature and on the links it read."""
+    key = _signature_key(model, inputs)
+    link = _chains.get(id(model))
+    while link is not None:
+        if link.signature == key:
+            return link.acc
+        link = link.next
+    return _MISSING
 
 
 def accelerated_forward(original_forward):
@@ -350,10 +465,13 @@ def accelerated_forward(original_forward):
     fn_last = bool(params) and params[-1].name == "fn"
     positional = len(params) - (1 if fn_last else 0)
     fast = plain and "fn" not in [p.name for p in params[:positional]]
+    # A constant, so that torch.compile guards on one closure cell here, not on the whole manifest.
+    accelerate = plain and bool(_ops.SHIPPED)
+    is_compiling = torch.compiler.is_compiling
 
     @functools.wraps(original_forward)
     def forward(self, *args, **kwargs):
-        if not plain or not _ops.SHIPPED:
+        if not accelerate:
             return original_forward(self, *args, **kwargs)
         if fast and not kwargs and len(args) == positional:
             inputs = args
@@ -363,10 +481,15 @@ def accelerated_forward(original_forward):
             if "fn" in bound.arguments and bound.arguments["fn"] is not fn_default:
                 return original_forward(self, *args, **kwargs)  # another fn: the client's own code
             inputs = [v for name, v in list(bound.arguments.items())[1:] if name != "fn"]
-        acc = None
-        if not torch.compiler.is_compiling():  # under torch.compile the lookup stays out of the trace
-            acc = _captures.get(self, {}).get(_signature_key(self, inputs))
-        if acc is None:
+        if is_compiling():  # traced: one graph with the ops, no lookup left at run time
+            acc = _traced_lookup(self, inputs)
+            if acc is _MISSING:  # a new signature: the one graph break, its capture
+                acc = _accelerated_for(self, original_forward, inputs)
+            if acc is None:
+                return original_forward(self, *args, **kwargs)
+            return acc.traced(self, inputs)
+        acc = _captures.get(id(self), _EMPTY).get(_signature_key(self, inputs), _MISSING)
+        if acc is _MISSING:  # a new signature: its capture
             acc = _accelerated_for(self, original_forward, inputs)
         if acc is None:
             return original_forward(self, *args, **kwargs)
