@@ -128,9 +128,13 @@ void run(const ProfileCliOptions& o) {
       throw CliError(e.what(), 2);
     }
     const std::string name = std::filesystem::path(o.from_trace).filename().string();
+    // MODEL.py beside --from-trace and no --graph: intake's graph of the model (no GPU needed), so the
+    // rows have their costs, and a trace of another model is refused by its identity below.
+    if (graph.nodes.empty() && !o.model.empty()) graph = captured_graph(o.model, po.timeout, &note);
     if (std::string problem = TraceIdentityCheck::problem(*trace, graph, name); !problem.empty())
       throw CliError(problem, 2);
-    note = TraceIdentityCheck::note(*trace, graph, name);
+    if (std::string id_note = TraceIdentityCheck::note(*trace, graph, name); !id_note.empty())
+      note = note.empty() ? id_note : note + "; " + id_note;
     attribution = Attribution::compute(*trace, graph, ceilings);
   } else {
     if (o.model.empty()) throw CliError("give a model file (or --from-trace FILE.novatrace)", 2);
@@ -239,7 +243,7 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup, "untraced warm-up iterations")->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", o->out, "write a Chrome trace JSON (Perfetto, chrome://tracing)");
   cmd->add_option("--trace", o->trace, "keep the raw .novatrace file here");
-  cmd->add_option("--from-trace", o->from_trace, "read a recorded .novatrace instead of running the model");
+  cmd->add_option("--from-trace", o->from_trace, "read a recorded .novatrace instead of running the model (no GPU needed; with the model file, intake gives each row its costs, and a trace of another model is refused)");
   SessionCli::add_store_options(*cmd, o->project, o->no_project);
   cmd->add_option("--graph", o->graph, "model graph JSON from intake (node names, costs, fusion groups)");
   cmd->add_option("--by", o->by, "rank graph nodes or fusion groups")

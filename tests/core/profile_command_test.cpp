@@ -83,5 +83,29 @@ TEST(ProfileCommand, RefusesATraceOfAnotherGraphAndFillsTheRatesFromIntakesGraph
   EXPECT_NE(bare.out.find("give --graph GRAPH.json"), std::string::npos) << bare.out;
 }
 
+// A trace recorded by `nova profile` on an H100 (session 18, tests/fixtures/traces/h100_session18), read
+// with the model file beside it: intake runs here (CPU, meta device) and fills every row's bandwidth,
+// FLOP rate and headroom; the same trace against another model file is refused by its identity.
+TEST(ProfileCommand, ARecordedGpuTraceWithItsModelFileGetsTheCostsFromIntake) {
+  const auto trace = (test::fixtures_dir() / "traces" / "h100_session18" / "tiny_transformer_block.novatrace").string();
+  auto run = [&](const std::string& model) {
+    return ChildProcess::run({test::nova_binary().string(), "profile", model, "--from-trace", trace, "--no-project"},
+                             ChildProcess::minimal_env(), std::chrono::seconds(240));
+  };
+  auto own = run((test::shared_examples_dir() / "tiny_transformer_block.py").string());
+  ASSERT_EQ(own.status.code, 0) << own.out << own.err;
+  EXPECT_NE(own.out.find("NVIDIA H100 80GB HBM3: 400 kernels"), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("100.0% attributed"), std::string::npos) << own.out;
+  // The hottest row, a linear layer, with its costs; no row of a named op left without them.
+  EXPECT_NE(own.out.find("TFLOP/s"), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("[24] linear"), std::string::npos) << own.out;
+  EXPECT_EQ(own.out.find("give --graph GRAPH.json"), std::string::npos) << own.out;
+
+  auto other = run((test::shared_examples_dir() / "mlp_block.py").string());
+  EXPECT_EQ(other.status.code, 2) << other.out << other.err;
+  EXPECT_NE(other.err.find("tiny_transformer_block"), std::string::npos) << other.err;
+  EXPECT_EQ(other.out.find("attributed"), std::string::npos) << other.out;
+}
+
 }  // namespace
 }  // namespace nova
