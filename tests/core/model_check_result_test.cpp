@@ -186,5 +186,36 @@ TEST(ModelCheckResult, RecordedH200ChecksFasterOnTheGpuButSlowerOnTheHostAreExpl
   EXPECT_EQ(json(fast.review).dump().find("bound by host time"), std::string::npos);
 }
 
+ModelCheckResult read_session18(const std::string& model) {
+  const auto path = test::fixtures_dir() / "deliver" / "h100_session18" / (model + ".check.json");
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "missing fixture " << path;
+  return (in ? json::parse(in) : json::object()).get<ModelCheckResult>();
+}
+
+// Session 18 on an H100 (packaging/gpu-session.sh): the two whole-model checks the lease reached.
+// conv2d_min_add_multiply's kernels now run (the lifted 0-dim constant is moved to the inputs' device),
+// and torch.compile of ModelNew no longer costs GPU time (one graph with the ops in it): its cold time is
+// ModelNew's, within the noise or better.
+TEST(ModelCheckResult, RecordedSession18ChecksRunTheKernelsAndCompiledModelNewKeepsTheirGpuTime) {
+  for (const std::string model : {"conv2d_min_add_multiply", "matmul_scaling_residual_add"}) {
+    SCOPED_TRACE(model);
+    ModelCheckResult r = read_session18(model);
+    ASSERT_TRUE(r.passed);
+    EXPECT_EQ(r.environment.value("gpu", std::string()), "NVIDIA H100 80GB HBM3");
+    ASSERT_FALSE(r.calls.empty());
+    for (const auto& [op, c] : r.calls) EXPECT_TRUE(c.kernel > 0 && c.fallback == 0) << op;
+    const ModelRatio* cold = r.ratio("cold", "optimized", "eager");
+    ASSERT_TRUE(cold && cold->interval && r.amdahl_estimate);
+    EXPECT_TRUE(cold->interval->above_one());
+    EXPECT_NEAR(cold->value / *r.amdahl_estimate, 1.0, 0.15) << cold->text() << " vs " << *r.amdahl_estimate;
+    const ModelRatio* compiled = r.ratio("cold", "optimized+compile", "optimized");
+    ASSERT_TRUE(compiled && compiled->interval);
+    EXPECT_GE(compiled->interval->high, 1.0) << compiled->text();
+    // Host-bound at this size: faster on the GPU, slower per call, and the review says so.
+    EXPECT_NE(json(r.review).dump().find("bound by host time"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace nova

@@ -294,40 +294,45 @@ void expect_printed_figures(const std::filesystem::path& printed_file, const std
   EXPECT_NEAR(over_all.geomean.at({"wall", "compile"}), printed(compile, "wall"), 0.005);
 }
 
-// Session 15 on an H100: all 11 models (the shared examples and the two *_large.py), 22 groups, two
-// of them declined; matmul_scaling_residual_add ships the LLM search's kernel. The figures over all of
-// them, recomputed from the files, are the ones `nova optimize` printed at the end of its run.
-TEST(RecordedSelections, H100SelectionsOfAllElevenModelsGiveThePrintedFiguresOverAll) {
-  const auto dir = test::fixtures_dir() / "optimize" / "h100_session15";
+// One recorded `nova optimize` run: its selection files (how many, how many ship), and the figures over
+// all of its groups, recomputed from the files, equal to the ones it printed under `header`. Every
+// group was benchmarked against eager, the declined ones too; no group is slower than eager.
+ModelFigures expect_recorded_run(const std::string& run, int files_expected, int shipped_expected, int groups,
+                                 const std::string& printed, const std::string& header) {
+  const auto dir = test::fixtures_dir() / "optimize" / run;
   int files = 0, shipped = 0;
   auto all = read_recorded_selections(dir, files, shipped);
-  EXPECT_EQ(files, 11);
-  EXPECT_EQ(shipped, 20);
+  EXPECT_EQ(files, files_expected);
+  EXPECT_EQ(shipped, shipped_expected);
   const ModelFigures over_all = SelectionPolicy::set_figures(all);
-  EXPECT_EQ(over_all.groups, 22);
-  // Every group was benchmarked against eager, the two declined ones too (the run printed "20
-  // benchmarked": the set's figures then dropped the eager times that count a group as benchmarked).
-  EXPECT_EQ(over_all.measured, 22);
-  EXPECT_EQ(over_all.shipped, 20);
-  EXPECT_FALSE(over_all.amdahl_vs_eager);  // each group's weight is a share of its own model
+  EXPECT_EQ(over_all.groups, groups);
+  EXPECT_EQ(over_all.measured, groups);
+  EXPECT_EQ(over_all.shipped, shipped_expected);
   EXPECT_GE(over_all.slowest_vs_eager.at("cold"), 1.0);
   EXPECT_GE(over_all.slowest_vs_eager.at("wall"), 1.0);
-  expect_printed_figures(dir / "optimize_part2.txt", "== all 11 models", over_all);
+  expect_printed_figures(dir / printed, header, over_all);
+  return over_all;
 }
 
-// Session 16 on the H200: the nine shared examples in one `nova optimize` run (resumed once), 20
-// groups; the figures over all of them, recomputed from the files, are the ones it printed.
+// Session 15 on an H100: all 11 models (the shared examples and the two *_large.py), 22 groups, two
+// of them declined; matmul_scaling_residual_add ships the LLM search's kernel. (The run printed "20
+// benchmarked": the set's figures then dropped the eager times that count a group as benchmarked.)
+TEST(RecordedSelections, H100SelectionsOfAllElevenModelsGiveThePrintedFiguresOverAll) {
+  const ModelFigures over_all =
+      expect_recorded_run("h100_session15", 11, 20, 22, "optimize_part2.txt", "== all 11 models");
+  EXPECT_FALSE(over_all.amdahl_vs_eager);  // each group's weight is a share of its own model
+}
+
+// Session 16 on the H200: the nine shared examples in one `nova optimize` run (resumed once), 20 groups.
 TEST(RecordedSelections, H200SelectionsOfTheNineSharedExamplesGiveThePrintedFiguresOverAll) {
-  const auto dir = test::fixtures_dir() / "optimize" / "h200_session16";
-  int files = 0, shipped = 0;
-  auto all = read_recorded_selections(dir, files, shipped);
-  EXPECT_EQ(files, 9);
-  EXPECT_EQ(shipped, 19);
-  const ModelFigures over_all = SelectionPolicy::set_figures(all);
-  EXPECT_EQ(over_all.groups, 20);
-  EXPECT_EQ(over_all.shipped, 19);
-  EXPECT_GE(over_all.slowest_vs_eager.at("cold"), 1.0);
-  expect_printed_figures(dir / "optimize.txt", "== all 9 models", over_all);
+  expect_recorded_run("h200_session16", 9, 19, 20, "optimize.txt", "== all 9 models");
+}
+
+// Session 18 on an H100 (the device tool's answer to nvidia-h200): all 11 models in one `nova optimize`
+// run, not resumed (packaging/gpu-session.sh); 22 groups, two declined (tiny_transformer_block's softmax
+// and a library GEMM's tie).
+TEST(RecordedSelections, H100Session18SelectionsOfAllElevenModelsGiveThePrintedFiguresOverAll) {
+  expect_recorded_run("h100_session18", 11, 20, 22, "optimize.txt", "== all 11 models");
 }
 
 }  // namespace
