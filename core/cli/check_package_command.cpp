@@ -78,6 +78,8 @@ std::string format_model_check(const ModelCheckResult& r) {
   for (const auto& line : r.review) out += "review: " + line + "\n";
   out += "fp32 with TF32 off on both sides unless the model sets otherwise; a ratio is faster or slower only when its "
          "95% interval excludes 1.0 (tie otherwise)\n";
+  if (r.bench_method.contains("autograd") && r.bench_method["autograd"].is_string())
+    out += "autograd " + r.bench_method["autograd"].get<std::string>() + "\n";
   return out;
 }
 

@@ -1,6 +1,7 @@
 """The whole-model check's validation (model_check.validate_model) on the CPU, with a stand-in for an
 exported package: a ModelNew that matches the client's Model passes every trial and its call counts
-come back; one that is wrong, or that modifies its input, fails with the reason."""
+come back; one that is wrong, or that modifies its input, fails with the reason. The benchmark times
+every variant with autograd off (inference), as the group benchmarks do."""
 
 import textwrap
 import types
@@ -100,3 +101,43 @@ def test_a_package_that_cannot_be_imported_is_the_users_error(tmp_path):
     with pytest.raises(Exception) as info:
         model_check.import_package("nova_no_such_package_here", str(tmp_path))
     assert "cannot be imported" in str(info.value)
+
+
+def test_the_whole_model_benchmark_times_every_variant_with_autograd_off(tmp_path, monkeypatch):
+    """bench_model's timers replaced by ones that call each variant and note whether autograd was on
+    (the real ones need CUDA events): every variant, eager and ModelNew alike, runs without it, and
+    the method says so. torch.compile is left out (no compiler needed for this)."""
+    seen = {}
+
+    def timed(variants, *args, **kwargs):
+        for name, fn in variants.items():
+            fn()
+            seen.setdefault(name, set()).add(torch.is_grad_enabled())
+        return {name: [1.0, 1.0, 1.0] for name in variants}
+
+    class NoFlush:
+        write_bytes = read_bytes = 0
+
+        def __init__(self, *args):
+            pass
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(model_check, "_warm_up", lambda fn: fn())
+    monkeypatch.setattr(model_check, "_event_times", timed)
+    monkeypatch.setattr(model_check, "_wall_times", timed)
+    monkeypatch.setattr(model_check, "cold_leads", lambda variants: ({}, None, {}, 0))
+    monkeypatch.setattr(model_check, "L2Flush", NoFlush)
+    monkeypatch.setattr(model_check.torch, "compile", lambda module: (_ for _ in ()).throw(RuntimeError("no compiler")))
+    problem = model_check.load_client_model({"model_source": MODEL, "model_name": "client_model.py",
+                                             "work_dir": str(tmp_path)}, "cpu")
+    pkg = _package(lambda self, x: torch.relu(self.linear(x)))
+    assert torch.is_grad_enabled()
+    bench = model_check.bench_model(problem, pkg, 1234, ["cold", "wall"], "clean", 3, 1.0, torch.device("cpu"),
+                                    lambda *a, **k: None)
+    assert torch.is_grad_enabled()  # restored for the caller
+    assert seen == {"eager": {False}, "optimized": {False}}
+    assert "torch.no_grad" in bench["method"]["autograd"]
+    assert {m["variant"] for m in bench["measurements"]} == {"eager", "optimized"}
+    assert set(bench["errors"]) == {"compile", "optimized+compile"}

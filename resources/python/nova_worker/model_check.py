@@ -104,7 +104,15 @@ def validate_model(problem, pkg, trials, seed, match_eager, device, progress):
 
 
 def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress):
-    """Raw cold/wall samples of the four variants, interleaved; returns the benchmark part."""
+    """Raw cold/wall samples of the four variants, interleaved; returns the benchmark part. Autograd is
+    off for every variant (inference), as the group benchmarks (bench.py) and the package's own
+    benchmark.py time them: with it on, each call of a package op would also pay its autograd layer,
+    and eager its graph bookkeeping, which an inference client does not."""
+    with torch.no_grad():
+        return _bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress)
+
+
+def _bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress):
     torch.manual_seed(seed)
     inst = problem.instantiate(seed)
     original = inst.model
@@ -151,6 +159,7 @@ def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, 
                        "wall": f"30 rounds of {per_round} back-to-back calls", "l2_flush": l2_flush,
                        "l2_flush_bytes": flush.write_bytes, "l2_flush_read_bytes": flush.read_bytes,
                        "lead_us": lead_us, "host_enqueue_us": enqueue_us, "seed": seed, "tf32": False,
+                       "autograd": "off (torch.no_grad) for every variant: inference",
                        "timer": "CUDA events on the current stream",
                        "compile": "torch.compile default mode after torch._dynamo.reset()",
                        "warmup": "at least 3 calls and 25 ms per variant"}}
