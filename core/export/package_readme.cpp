@@ -120,6 +120,13 @@ version it was built with.
 
     model = optimize(existing_model)       # or: accelerate an existing Model instance in place
 
+    with torch.no_grad():                  # inference: how every figure below was timed
+        y = model(*inputs)
+
+For inference, call the model under `torch.no_grad()` (or `torch.inference_mode()`): with autograd
+on, each op's autograd formula (see Training) runs a layer of Python per call, which a model that is
+bound by host time per call pays in wall time.
+
 The client's model file ships inside the package as `{pkg}/client_model.py`. On the first call with
 a new input signature (shapes, dtypes, device, non-tensor arguments, training mode) the package
 captures the model's forward with `torch.export`, as nova's intake did, and replaces each shipped
