@@ -14,6 +14,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 verb="${1:-}"
 shift || true
 
+# The delivery's CPU work (exports, builds, the client's pip installs), then a mark that it ran.
+prepare_delivery() {  # BUILD_DIR [NICE]
+  local build=$1
+  NOVA_DELIVER_NICE="${2:-0}" NOVA_EXPORT_ARCH=9.0 NOVA_DELIVER_CLIENT_MODELS="${NOVA_CLIENT_MODELS:-mlp_block conv2d_min_add_multiply tiny_transformer_block}" \
+    NOVA_DELIVER_PHASES=prepare NOVA_DELIVER_JOBS=3 NOVA_WHEELS="$PWD/.whl" OUT= \
+    packaging/deliver-gpu.sh "$build" > "$build/session/deliver-prepare.log" 2>&1
+  touch "$build/session/prepared"
+}
+
 run_steps() {
   local build=$1 log
   log="$build/session"
@@ -31,9 +40,7 @@ run_steps() {
       build) NOVA_SKIP_TESTS=1 packaging/gpu-server.sh "$build" > "$log/build.log" 2>&1 ;;
       optimize) OUT= packaging/optimize-gpu.sh "$build" > "$log/optimize.log" 2>&1 ;;
       tests)  # every GPU test, and beside them (CPU, low priority) the delivery's exports and builds
-        NOVA_EXPORT_ARCH=9.0 NOVA_DELIVER_CLIENT_MODELS="${NOVA_CLIENT_MODELS:-mlp_block conv2d_min_add_multiply tiny_transformer_block}" \
-          NOVA_DELIVER_PHASES=prepare NOVA_DELIVER_NICE=19 NOVA_DELIVER_JOBS=3 NOVA_WHEELS="$PWD/.whl" OUT= \
-          packaging/deliver-gpu.sh "$build" > "$log/deliver-prepare.log" 2>&1 &
+        prepare_delivery "$build" 19 &
         local prepare=$!
         # The turnaround test times submissions end to end (target: median 10 s): with the builds beside it
         # the standby worker's torch import ran late (session 18: 14.2 s), so it runs last, alone.
@@ -51,6 +58,7 @@ run_steps() {
         step "the delivery's builds ended; the turnaround test alone"
         ctest --test-dir "$build" -L gpu -R Turnaround --output-on-failure > "$log/turnaround.log" 2>&1 ;;
       deliver)  # the whole-model checks alone on the GPU (the client's path is the next step)
+        [ -f "$log/prepared" ] || prepare_delivery "$build"  # no tests step ran them beside the tests
         NOVA_DELIVER_CLIENT=0 NOVA_DELIVER_PHASES=check OUT= packaging/deliver-gpu.sh "$build" > "$log/deliver-check.log" 2>&1 ;;
       client)
         # shellcheck disable=SC2086
@@ -81,7 +89,8 @@ case $verb in
     build="$(realpath -m "${1:-build-headless}")"
     mkdir -p "$build/session"
     : > "$build/session/progress.txt"
-    export -f run_steps
+    rm -f "$build/session/prepared"
+    export -f run_steps prepare_delivery
     setsid bash -c "run_steps '$build'" > "$build/session/driver.log" 2>&1 < /dev/null &
     echo "started; progress in $build/session/progress.txt" ;;
   wait)
