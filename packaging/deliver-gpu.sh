@@ -39,8 +39,6 @@ client="${NOVA_DELIVER_CLIENT:-1}"
 client_models=" ${NOVA_DELIVER_CLIENT_MODELS:-${models[*]}} "
 phases="${NOVA_DELIVER_PHASES:-all}"
 [ "${NOVA_DELIVER_PREPARE:-1}" = 0 ] && phases=check
-arch_flags=()
-[ -n "${NOVA_EXPORT_ARCH:-}" ] && arch_flags=(--arch "$NOVA_EXPORT_ARCH")
 wants_client() { [ "$client" = 1 ] && [[ "$client_models" == *" $1 "* ]]; }
 model_file() { local m="$shared/examples/$1.py"; [ -f "$m" ] || m="resources/examples/$1.py"; echo "$m"; }
 say() { echo "$*" | tee -a "$out/summary.txt"; }
@@ -50,7 +48,7 @@ prepare() {
   local m=$1 model pkg venv
   model=$(model_file "$m"); pkg="$build/deliver-packages/$m"; venv="$build/deliver-venvs/$m"
   rm -rf "$pkg" "$venv"
-  if ! "$nova" export "$model" --project "$projects/$m" --out "$pkg" "${arch_flags[@]}" > "$out/$m.export.txt" 2>&1; then
+  if ! "$nova" export "$model" --project "$projects/$m" --out "$pkg" ${NOVA_EXPORT_ARCH:+--arch "$NOVA_EXPORT_ARCH"} > "$out/$m.export.txt" 2>&1; then
     say "$m: export failed: $(tail -1 "$out/$m.export.txt")"; return
   fi
   "$nova" check-package "$model" --project "$projects/$m" --package "$pkg" --build-only > "$out/$m.build.txt" 2>&1
@@ -77,9 +75,8 @@ start=$(date +%s)
 export -f prepare model_file say wants_client; export nova projects build out shared client client_models
 export NOVA_EXPORT_ARCH="${NOVA_EXPORT_ARCH:-}"
 if [ "$phases" != check ]; then
-  # shellcheck disable=SC2016  # expanded by the inner bash
   printf '%s\n' "${models[@]}" | nice -n "${NOVA_DELIVER_NICE:-0}" xargs -P "${NOVA_DELIVER_JOBS:-4}" -I{} \
-    bash -c 'arch_flags=(); [ -n "$NOVA_EXPORT_ARCH" ] && arch_flags=(--arch "$NOVA_EXPORT_ARCH"); prepare {}'
+    bash -c 'prepare {}'
   say "phase 1 (export and builds, side by side) took $(( $(date +%s) - start )) s"
 fi
 [ "$phases" = prepare ] && exit 0

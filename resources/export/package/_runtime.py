@@ -321,19 +321,17 @@ class Accelerated:
                 self.consts.append(self.ep.constants[spec.target])
         self.consts = tuple(self.consts)
         user_names = [s.arg.name for s in self.ep.graph_signature.input_specs if s.kind == kinds.USER_INPUT]
-        # Each graph output: None (the forward's own output) or a mutation to write back.
+        # Each graph output: whether it is a mutation to write back (into the tensor `targets` names) or
+        # the forward's own output.
         self.writes = []
         targets = []
         for spec in self.ep.graph_signature.output_specs:
             if spec.kind == okinds.BUFFER_MUTATION:
-                self.writes.append(("buffer", _owner(model, _strip_inner(spec.target))))
                 targets.append(_path_expr(_strip_inner(spec.target)))
             elif spec.kind == okinds.USER_INPUT_MUTATION:
-                self.writes.append(("input", user_names.index(spec.target)))
                 targets.append(f"tensors[{user_names.index(spec.target)}]")
-            else:
-                self.writes.append(None)
-        self.mutates = any(w is not None for w in self.writes)
+            self.writes.append(spec.kind in (okinds.BUFFER_MUTATION, okinds.USER_INPUT_MUTATION))
+        self.mutates = any(self.writes)
         # The graph's generated forward itself, without nn.Module's call machinery (no hooks here).
         self.run = self.ep.graph_module.forward
         # For torch.compile: the graph's inputs and the tensors that take the mutations, as code that
@@ -349,41 +347,27 @@ class Accelerated:
         flat = [tensors[what] if kind == "user" else getattr(model, what) if kind == "own"
                 else getattr(*what) if kind == "attr" else what
                 for kind, what in self.sources]
-        outs = self.run(*flat)
-        outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-        if not self.mutates:
-            return tree_unflatten(outs, self.out_spec)
-        user = []
-        for write, value in zip(self.writes, outs):
-            if write is None:
-                user.append(value)
-                continue
-            kind, what = write
-            if kind == "buffer":
-                owner, name = what
-                target = getattr(model if owner is None else owner, name)
-            else:
-                target = tensors[what]
-            with torch.no_grad():
-                target.copy_(value)
-        return tree_unflatten(user, self.out_spec)
+        return self._outputs(model, tensors, self.run(*flat))
 
     def traced(self, model, inputs):
         """The call under torch.compile, which dynamo traces into the caller's graph: the same as
         __call__, with the graph's inputs gathered by `gather`."""
         tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
-        outs = self.run(*self.gather(model, tensors, self.consts))
+        return self._outputs(model, tensors, self.run(*self.gather(model, tensors, self.consts)))
+
+    def _outputs(self, model, tensors, outs):
+        """The forward's outputs, after each mutation the graph returned is written back."""
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         if not self.mutates:
             return tree_unflatten(outs, self.out_spec)
         targets = iter(self.targets(model, tensors))
         user = []
-        for write, value in zip(self.writes, outs):
-            if write is None:
-                user.append(value)
-            else:
+        for mutation, value in zip(self.writes, outs):
+            if mutation:
                 with torch.no_grad():
                     next(targets).copy_(value)
+            else:
+                user.append(value)
         return tree_unflatten(user, self.out_spec)
 
 

@@ -103,16 +103,12 @@ def validate_model(problem, pkg, trials, seed, match_eager, device, progress):
     return out
 
 
+@torch.no_grad()
 def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress):
     """Raw cold/wall samples of the four variants, interleaved; returns the benchmark part. Autograd is
     off for every variant (inference), as the group benchmarks (bench.py) and the package's own
     benchmark.py time them: with it on, each call of a package op would also pay its autograd layer,
     and eager its graph bookkeeping, which an inference client does not."""
-    with torch.no_grad():
-        return _bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress)
-
-
-def _bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress):
     torch.manual_seed(seed)
     inst = problem.instantiate(seed)
     original = inst.model
