@@ -7,6 +7,9 @@
 #   packaging/gpu-session.sh wait SECONDS [BUILD_DIR]   waits up to SECONDS, then packs $OUT/run.tgz (logs,
 #                                                       tables, JSON) and $OUT/projects.tgz (project stores)
 #   NOVA_SESSION_STEPS="build optimize tests deliver llm client"   (the default: all, in this order)
+#     more steps: carried (the project stores in .carry/projects/MODEL/project.nova, from an earlier
+#     lease's optimize, in place of this one's), turnaround (the turnaround test alone), coverage
+#     (`nova optimize` over resources/examples into BUILD_DIR/coverage; NOVA_COVERAGE_MODELS picks them)
 #   NOVA_CLIENT_MODELS="mlp_block ..."                  (models that get the client's path; default three)
 # Progress, one line a step: BUILD_DIR/session/progress.txt.
 set -uo pipefail
@@ -66,6 +69,17 @@ run_steps() {
           packaging/deliver-gpu.sh "$build" ${NOVA_CLIENT_MODELS:-mlp_block conv2d_min_add_multiply tiny_transformer_block} \
           > "$log/deliver-client.log" 2>&1 ;;
       llm) tests/support/llm_server/gpu_search.sh "$build" "$build/llm" > "$log/llm.log" 2>&1 ;;
+      carried)
+        for f in .carry/projects/*/project.nova; do
+          mkdir -p "$build/optimize/projects/$(basename "$(dirname "$f")")" && cp "$f" "$_/"
+        done
+        ls "$build/optimize/projects" > "$log/carried.txt" ;;
+      turnaround) ctest --test-dir "$build" -L gpu -R Turnaround --output-on-failure > "$log/turnaround.log" 2>&1 ;;
+      coverage)
+        # shellcheck disable=SC2046,SC2086
+        OUT="$build/coverage" packaging/optimize-gpu.sh "$build" \
+          ${NOVA_COVERAGE_MODELS:-$(cd resources/examples && ls *.py | sed 's/\.py$//' | grep -v '_large$')} \
+          > "$log/coverage.log" 2>&1 ;;
       *) echo "unknown step $s" >> "$log/progress.txt" ;;
     esac
     step "end $s rc $? in $((SECONDS - t)) s"
@@ -79,8 +93,10 @@ pack() {
   (cd "$build" && tar czf "$out/run.tgz" --exclude='*.so' --exclude='*.o' --exclude='project.nova' \
      --exclude='extensions' --exclude='deliver-packages' --exclude='deliver-venvs' --exclude='reports' \
      --exclude='inputs' --exclude='traces' --exclude='packages' --exclude='work' \
-     session optimize/*.txt optimize/*.json optimize/*.log deliver verify llm 2>/dev/null)
-  (cd "$build" && find optimize/projects llm/projects -name project.nova 2>/dev/null | tar czf "$out/projects.tgz" -T - 2>/dev/null)
+     session optimize/*.txt optimize/*.json optimize/*.log coverage/optimize/*.txt coverage/optimize/*.json \
+     coverage/optimize/*.log deliver verify llm 2>/dev/null)
+  (cd "$build" && find optimize/projects llm/projects coverage/optimize/projects -name project.nova 2>/dev/null \
+     | tar czf "$out/projects.tgz" -T - 2>/dev/null)
   ls -la "$out"
 }
 

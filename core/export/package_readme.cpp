@@ -140,9 +140,11 @@ same way, and a call with another `fn` runs the client's code unchanged.
 {groups}
 ## Accelerated shapes
 
-Each op runs its kernels only on contiguous CUDA inputs of exactly the shapes and dtypes below (the
-kernels are specialised to them); a call with any other shape, dtype, layout or device runs the
-group's original PyTorch ops instead, so every shape the client's model accepts still works.
+Each op runs its kernels only on CUDA inputs of exactly the shapes and dtypes below (the kernels are
+specialised to them); a call with any other shape, dtype or device runs the group's original PyTorch
+ops instead, so every shape the client's model accepts still works. The kernels read their inputs as
+contiguous: where the model hands a group a strided view (a transposed key in attention), the op gets
+a contiguous copy of it, and the whole-model figures below include that copy.
 
 {shapes_or_none}
 ## Training

@@ -76,7 +76,8 @@ std::string PackageSources::group_source(const ExportPlan& plan, const ExportGro
       R"~(// Fusion group {id} ({kind}) of {model}: version {version} ({rule}).
 // {summary}
 // The op torch.ops.{pkg}.{op} runs these kernels on inputs of exactly these shapes (contiguous, on
-// CUDA); {pkg}/_ops.py sends every other call to the group's original PyTorch code:
+// CUDA; {pkg}/_runtime.py copies a strided input) and sends every other call to the group's original
+// PyTorch code:
 {shapes}{includes}#include <torch/library.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>

@@ -74,6 +74,8 @@ def with_cpu_kernels(module, calls):
         original = ops.ORIGINAL[g["op"]]
 
         def kernel(*xs, _op=g["op"], _fn=original):
+            # As the CUDA kernels' host code checks (they index their inputs as contiguous).
+            assert all(x.is_contiguous() for x in xs), f"{_op}: a strided input reached the kernel"
             calls.append(_op)
             return [o.clone().contiguous() for o in ops.as_list(_fn(*xs))]
 
@@ -127,6 +129,66 @@ def test_another_batch_size_runs_the_original_code_of_each_group(transformer):
     with torch.no_grad():
         torch.testing.assert_close(new(*x), original(*x), atol=1e-5, rtol=1e-5)
     assert calls == [], "no kernel may run on a shape it was not built for"
+
+
+def _frames_of_one_call(model, x):
+    """The Python functions one call of `model` runs, as (file, function) pairs."""
+    seen = set()
+
+    def profile(frame, event, arg):
+        if event == "call":
+            seen.add((frame.f_code.co_filename, frame.f_code.co_name))
+
+    sys.setprofile(profile)
+    try:
+        out = model(*x)
+    finally:
+        sys.setprofile(None)
+    return out, seen
+
+
+def test_a_call_under_no_grad_skips_the_autograd_layer_and_the_guard_decided_at_capture(transformer):
+    module, graph, calls = transformer
+    torch.manual_seed(4)
+    original = module.Model(*module.get_init_inputs()).eval()
+    new = module.ModelNew(*module.get_init_inputs()).eval()
+    new.load_state_dict(original.state_dict())
+    x = module.get_inputs()
+    with torch.no_grad():
+        new(*x)
+        acc = [a for a in module._runtime.captures(new).values() if a is not None][0]
+        # Every group's shapes, dtypes and device were decided from the capture's recorded values.
+        assert acc.replaced == {g["id"]: True for g in graph["groups"]}
+        calls.clear()
+        out, frames = _frames_of_one_call(new, x)
+    torch.testing.assert_close(out, original(*x), atol=1e-5, rtol=1e-5)
+    assert sorted(set(calls)) == sorted(f"group_{g['id']}" for g in graph["groups"])
+    autograd_layer = [f for f in frames if f[0].endswith(os.path.join("_library", "autograd.py"))]
+    assert autograd_layer == [], "with autograd off the op is called below its autograd formula"
+    # With autograd on (the parameters require grad), the formula is there to record the backward.
+    _, frames = _frames_of_one_call(new, x)
+    assert any(f[0].endswith(os.path.join("_library", "autograd.py")) for f in frames)
+
+
+def test_a_strided_input_runs_the_op_on_a_contiguous_copy(transformer):
+    module, graph, calls = transformer
+    torch.manual_seed(5)
+    original = module.Model(*module.get_init_inputs()).eval()
+    new = module.ModelNew(*module.get_init_inputs()).eval()
+    new.load_state_dict(original.state_dict())
+    group = next(g for g in module._ops.SHIPPED if "p_fc_weight" in g["inputs"])
+    x = module.get_inputs()
+    with torch.no_grad():
+        new(*x)
+        # The same values, stored transposed: a view of the same shape that is not contiguous.
+        w = new.fc.weight.detach()
+        new.fc.weight = torch.nn.Parameter(w.t().contiguous().t())
+        assert not new.fc.weight.is_contiguous()
+        calls.clear()
+        torch.testing.assert_close(new(*x), original(*x), atol=1e-5, rtol=1e-5)
+    # Every group still ran its op (the kernels index their inputs as contiguous: they got a copy).
+    assert sorted(calls) == sorted(f"group_{g['id']}" for g in graph["groups"])
+    assert group["op"] in calls
 
 
 def test_gradients_through_the_ops_match_eager(transformer):

@@ -6,8 +6,11 @@ non-tensor arguments; training mode) the forward is captured with torch.export e
 intake captured it (the same wrapper and decomposition, so the graph's nodes are numbered the same),
 and each shipped group's nodes, found by the node ids and ATen targets recorded at export, are
 replaced by one call. That call runs the op only on inputs of the shapes and dtypes its kernels were
-built for (contiguous, on CUDA); any other call runs the group's original nodes, taken from the same
-capture, so every shape the client's model accepts still works. Where the capture fails or a group's
+built for (on CUDA); any other call runs the group's original nodes, taken from the same
+capture, so every shape the client's model accepts still works. The shapes, dtypes and devices are
+fixed for a signature, so that guard is decided once, at capture; a strided input (a transposed key
+in attention) is made contiguous for the op. With autograd off (torch.no_grad) the graph runs below
+the autograd layer, so no op passes through its autograd formula only to hand the call on. Where the capture fails or a group's
 nodes are not found, that signature (or group) runs the client's original code, with a warning.
 
 Under torch.compile (torch.compile(ModelNew(...)), or of a model passed through optimize()) the
@@ -169,27 +172,65 @@ def accelerated(inputs, specs):
     return _guard(specs)(inputs)
 
 
-def group_call(group, original):
+def fits(values, specs):
+    """The shape guard decided once, at capture, from the values export recorded for the group's inputs
+    (node.meta["val"]): whether their shapes, dtypes and device, fixed for the signature, are the ones
+    the kernels were built for. True or False, or None where a value was not recorded (the whole guard
+    then runs on each call). Their layout is not part of it: see _contiguous_args."""
+    if not _ops.COMPILED or len(values) != len(specs) or any(s["dtype"] not in _ops.DTYPES for s in specs):
+        return False
+    if any(not isinstance(v, torch.Tensor) for v in values):
+        return None
+    return all(tuple(v.shape) == tuple(int(d) for d in s["shape"]) and v.dtype == _ops.DTYPES[s["dtype"]]
+               and v.device.type == KERNEL_DEVICE for v, s in zip(values, specs))
+
+
+def _contiguous_args(specs):
+    """The op's arguments where the capture decided the guard: each input made contiguous, which is
+    the input itself where it already is (the common case) and a copy where the model hands the group
+    a strided view (a transposed key in attention, a parameter the client stored transposed): the
+    kernels index their inputs as contiguous. Scalars are always contiguous."""
+    names = [f"t{i}" for i in range(len(specs))]
+    args = [f"{n}.contiguous()" if len(s["shape"]) > 0 else n for n, s in zip(names, specs)]
+    namespace = {}
+    exec(f"def args(inputs):\n    {', '.join(names)}, = inputs\n    return ({', '.join(args)},)\n",  # noqa: S102
+         {}, namespace)
+    return namespace["args"]
+
+
+def group_call(group, original, fit=None):
     """The callable that stands for a group in the captured graph: its op where the shape guard lets
-    it, else `original` (the group's nodes from the same capture)."""
+    it, else `original` (the group's nodes from the same capture). `fit` is the guard as the capture
+    decided it (see fits): False runs `original` on every call, True runs the op on contiguous inputs
+    (see _contiguous_args), None checks the whole guard on each call."""
     op = _ops.op(group["op"])
-    takes = _guard(group["input_specs"])
+    run_op = getattr(op, "_op", op)  # the op's C++ entry, without OpOverload's Python __call__
+    takes = _guard(group["input_specs"]) if fit is None else None
+    args = _contiguous_args(group["input_specs"]) if fit else None
     as_list = _ops.as_list
     is_compiling = torch.compiler.is_compiling
 
     counts = CALLS.setdefault(group["op"], {"kernel": 0, "fallback": 0})
 
-    def call(*inputs):
-        if takes(inputs):
-            if not is_compiling():
-                counts["kernel"] += 1
-            return op(*inputs)
+    def fallback(*inputs):
         if not is_compiling():
             counts["fallback"] += 1
         return as_list(original(*inputs))
 
-    call.__name__ = f"{MANIFEST['package']}_{group['op']}"
-    return call
+    def call(*inputs):
+        if takes is not None:
+            if not takes(inputs):
+                return fallback(*inputs)
+        else:
+            inputs = args(inputs)
+        if is_compiling():
+            return op(*inputs)
+        counts["kernel"] += 1
+        return run_op(*inputs)
+
+    chosen = fallback if fit is False else call
+    chosen.__name__ = f"{MANIFEST['package']}_{group['op']}"
+    return chosen
 
 
 def _value_nodes(ep):
@@ -211,12 +252,13 @@ def _value_nodes(ep):
 
 
 def replace_groups(ep):
-    """Replaces each shipped group's nodes in ep's graph by one call; returns the ids replaced."""
+    """Replaces each shipped group's nodes in ep's graph by one call; returns {id: the guard as the
+    capture decided it (see fits)} of the groups replaced."""
     graph = ep.graph_module.graph
     calls = [n for n in graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
     order = {n: i for i, n in enumerate(graph.nodes)}
     values = _value_nodes(ep)
-    replaced = []
+    replaced = {}
     for group in _ops.SHIPPED:
         ids = group["nodes"]
         if any(i >= len(calls) or str(calls[i].target) != t for i, t in zip(ids, group["node_targets"])):
@@ -248,17 +290,20 @@ def replace_groups(ep):
         if any(order[n] >= order[first_use] for n in ins):
             _warn_once(f"group {group['id']} cannot be placed in this capture's order: it runs PyTorch")
             continue
+        fit = fits([n.meta.get("val") for n in ins], group["input_specs"])
         with graph.inserting_before(first_use):
-            call = graph.call_function(group_call(group, original), tuple(ins))
+            call = graph.call_function(group_call(group, original, fit), tuple(ins))
             taken = [graph.call_function(operator.getitem, (call, k)) for k in range(len(outs))]
         for name, o, t in zip(group["outputs"], outs, taken):
+            if "val" in o.meta:  # what the call returns, for a later group's guard (see fits)
+                t.meta["val"] = o.meta["val"]
             o.replace_all_uses_with(t, delete_user_cb=lambda user: user not in members)
             values[name] = t  # a later group reads the output from the call now
         for n in reversed(list(graph.nodes)):
             if n in members:
                 graph.erase_node(n)
         order = {n: i for i, n in enumerate(graph.nodes)}
-        replaced.append(group["id"])
+        replaced[group["id"]] = fit
     graph.lint()
     ep.graph_module.recompile()
     return replaced
@@ -281,10 +326,20 @@ def _path_expr(path):
     return expr
 
 
+def _direct_expr(path, table):
+    """The same read without nn.Module's __getattr__: the submodules' and the owner's dicts
+    (`table` is "_parameters" or "_buffers"), as nn.Module keeps them; for the eager call."""
+    *modules, name = path.split(".")
+    expr = "model"
+    for part in modules:
+        expr = f"{expr}._modules[{part!r}]"
+    return f"{expr}.{table}[{name!r}]"
+
+
 class Accelerated:
     """One captured signature of a model: the rewritten graph and how to call it. What each of the
-    graph's inputs is read from and where each output goes are worked out once, here, so a call does
-    no more than gather the tensors, run the graph and hand the outputs back."""
+    graph's inputs is read from and where each output goes are worked out once, here, as code, so a
+    call does no more than gather the tensors, run the graph and hand the outputs back."""
 
     def __init__(self, model, forward, inputs):
         self.ep = export_program(model, forward, inputs)
@@ -299,27 +354,30 @@ class Accelerated:
         for name, value in list(self.ep.constants.items()):
             if isinstance(value, torch.Tensor) and device is not None and value.device != device and value.dim() == 0:
                 self.ep.constants[name] = value.to(device)
-        # Each graph input: ("user", k), ("own", name) (the model's), ("attr", (submodule, name)) or
-        # ("const", tensor); and the same as an expression (`gather`, for torch.compile below).
-        self.sources = []
-        self.consts = []
-        exprs = []
+        # Where each of the forward's tensors is among its inputs (the signature fixes the positions).
+        positions = [i for i, v in enumerate(inputs) if isinstance(v, torch.Tensor)]
+        # Each graph input as an expression: a tensor input, a parameter or buffer read from the model
+        # by its path (for the traced call; the eager call reads nn.Module's dicts directly), or one of
+        # the constants export lifted (incl. non-persistent buffers).
+        traced, direct, consts = [], [], []
         user = 0
         for spec in self.ep.graph_signature.input_specs:
             if spec.kind == kinds.USER_INPUT:
-                self.sources.append(("user", user))
-                exprs.append(f"tensors[{user}]")
+                traced.append(f"inputs[{positions[user]}]")
+                direct.append(traced[-1])
                 user += 1
             elif spec.kind in (kinds.PARAMETER, kinds.BUFFER) and spec.target not in self.ep.constants:
                 path = _strip_inner(spec.target)
+                traced.append(_path_expr(path))
                 owner, name = _owner(model, path)
-                self.sources.append(("own", name) if owner is None else ("attr", (owner, name)))
-                exprs.append(_path_expr(path))
+                table = "_parameters" if spec.kind == kinds.PARAMETER else "_buffers"
+                registered = name in getattr(owner if owner is not None else model, table)
+                direct.append(_direct_expr(path, table) if registered else traced[-1])
             else:
-                self.sources.append(("const", self.ep.constants[spec.target]))  # incl. non-persistent buffers
-                exprs.append(f"consts[{len(self.consts)}]")
-                self.consts.append(self.ep.constants[spec.target])
-        self.consts = tuple(self.consts)
+                traced.append(f"consts[{len(consts)}]")
+                direct.append(traced[-1])
+                consts.append(self.ep.constants[spec.target])
+        self.consts = tuple(consts)
         user_names = [s.arg.name for s in self.ep.graph_signature.input_specs if s.kind == kinds.USER_INPUT]
         # Each graph output: whether it is a mutation to write back (into the tensor `targets` names) or
         # the forward's own output.
@@ -329,38 +387,47 @@ class Accelerated:
             if spec.kind == okinds.BUFFER_MUTATION:
                 targets.append(_path_expr(_strip_inner(spec.target)))
             elif spec.kind == okinds.USER_INPUT_MUTATION:
-                targets.append(f"tensors[{user_names.index(spec.target)}]")
+                targets.append(f"inputs[{positions[user_names.index(spec.target)]}]")
             self.writes.append(spec.kind in (okinds.BUFFER_MUTATION, okinds.USER_INPUT_MUTATION))
         self.mutates = any(self.writes)
+        # The forward returns one tensor and mutates nothing: the graph's only output is the result.
+        self.single = not self.mutates and self.out_spec.is_leaf() and len(self.writes) == 1
         # The graph's generated forward itself, without nn.Module's call machinery (no hooks here).
         self.run = self.ep.graph_module.forward
-        # For torch.compile: the graph's inputs and the tensors that take the mutations, as code that
-        # names each parameter and buffer by its path from the model. Dynamo then guards on the model's
-        # tensors as it does for the original forward, and on nothing of this object's lists.
+        # The graph's inputs and the tensors that take the mutations, as code. Under torch.compile the
+        # parameters and buffers are named by their paths from the model: dynamo then guards on the
+        # model's tensors as it does for the original forward, and on nothing of this object's lists.
         namespace = {}
-        exec(f"def gather(model, tensors, consts):\n    return [{', '.join(exprs)}]\n"  # noqa: S102
-             f"def targets(model, tensors):\n    return [{', '.join(targets)}]\n", {}, namespace)
-        self.gather, self.targets = namespace["gather"], namespace["targets"]
+        exec(f"def gather(model, inputs, consts):\n    return [{', '.join(traced)}]\n"  # noqa: S102
+             f"def direct(model, inputs, consts):\n    return [{', '.join(direct)}]\n"
+             f"def targets(model, inputs):\n    return [{', '.join(targets)}]\n", {}, namespace)
+        self.gather, self.direct, self.targets = namespace["gather"], namespace["direct"], namespace["targets"]
 
     def __call__(self, model, inputs):
-        tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
-        flat = [tensors[what] if kind == "user" else getattr(model, what) if kind == "own"
-                else getattr(*what) if kind == "attr" else what
-                for kind, what in self.sources]
-        return self._outputs(model, tensors, self.run(*flat))
+        flat = self.direct(model, inputs, self.consts)
+        if torch.is_grad_enabled():
+            outs = self.run(*flat)
+        else:
+            # Autograd is off: below the autograd layer, as torch's own formula layer calls an op
+            # (views and version counters are still kept), so no op of the graph, and none of the
+            # groups' ops with their Python autograd formulas, passes through it only to hand on.
+            with _below_autograd():
+                outs = self.run(*flat)
+        if self.single:
+            return outs[0]
+        return self._outputs(model, inputs, outs)
 
     def traced(self, model, inputs):
         """The call under torch.compile, which dynamo traces into the caller's graph: the same as
         __call__, with the graph's inputs gathered by `gather`."""
-        tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
-        return self._outputs(model, tensors, self.run(*self.gather(model, tensors, self.consts)))
+        return self._outputs(model, inputs, self.run(*self.gather(model, inputs, self.consts)))
 
-    def _outputs(self, model, tensors, outs):
+    def _outputs(self, model, inputs, outs):
         """The forward's outputs, after each mutation the graph returned is written back."""
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         if not self.mutates:
             return tree_unflatten(outs, self.out_spec)
-        targets = iter(self.targets(model, tensors))
+        targets = iter(self.targets(model, inputs))
         user = []
         for mutation, value in zip(self.writes, outs):
             if mutation:
@@ -371,14 +438,18 @@ class Accelerated:
         return tree_unflatten(user, self.out_spec)
 
 
+_below_autograd = torch._C._AutoDispatchBelowAutograd
 _PLAIN_SCALARS = (bool, int, float, str, type(None))
 
 
 def _signature_key(model, inputs):
-    return (model.training,) + tuple(
-        ("T", v.shape, v.dtype, v.device, v.is_contiguous()) if isinstance(v, torch.Tensor)
-        else ("S", type(v).__name__, v if isinstance(v, _PLAIN_SCALARS) else repr(v))
-        for v in inputs)
+    key = [model.training]
+    for v in inputs:
+        if isinstance(v, torch.Tensor):
+            key.append((v.shape, v.dtype, v.device, v.is_contiguous()))
+        else:
+            key.append(("S", type(v).__name__, v if isinstance(v, _PLAIN_SCALARS) else repr(v)))
+    return tuple(key)
 
 
 class _Link:

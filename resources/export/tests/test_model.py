@@ -118,7 +118,7 @@ def test_every_shipped_group_runs_its_op_at_the_example_shape():
     assert captured, "the forward was not captured"
     assert sorted(captured[0].replaced) == sorted(g["id"] for g in _ops.SHIPPED)
     # And each op's kernels ran: the shape guard let the example's inputs through (a constant the
-    # forward makes on the CPU, a non-contiguous input or another dtype would send them to PyTorch).
+    # forward makes on the CPU or another dtype would send them to PyTorch; a strided input is copied).
     for g in _ops.SHIPPED:
         ran = _runtime.CALLS[g["op"]]["kernel"] - before.get(g["op"], {}).get("kernel", 0)
         fell_back = _runtime.CALLS[g["op"]]["fallback"] - before.get(g["op"], {}).get("fallback", 0)
