@@ -20,6 +20,12 @@ std::string plain_name(const std::string& name) {
 
 std::string PackageSources::op_name(int group_id) { return fmt::format("group_{}", group_id); }
 
+std::string PackageSources::infer_name(const std::string& op_or_schema) {
+  const auto paren = op_or_schema.find('(');
+  if (paren == std::string::npos) return op_or_schema + "_infer";
+  return op_or_schema.substr(0, paren) + "_infer" + op_or_schema.substr(paren);
+}
+
 std::string PackageSources::schema(const ExportGroup& group) {
   std::string params;
   for (std::size_t i = 0; i < group.candidate->plan.inputs.size(); ++i)
@@ -30,13 +36,18 @@ std::string PackageSources::schema(const ExportGroup& group) {
 std::string PackageSources::registration(const ExportPlan& plan) {
   std::string defs;
   for (const auto& g : plan.groups)
-    if (g.ships())
+    if (g.ships()) {
       defs += fmt::format("  m.def({});  // {} group {}\n", cpp_string_literal(schema(g)), comment_safe(g.kind),
                           g.group_id);
+      defs += fmt::format("  m.def({});  // its twin without an autograd formula\n",
+                          cpp_string_literal(infer_name(schema(g))));
+    }
   return fmt::format(
       R"~(// The ops of {pkg}: one per fusion group that ships a kernel, in the package's own namespace
 // (torch.ops.{pkg}). Their CUDA implementations are registered by csrc/group_N.cu; their fake
-// (meta) functions and autograd formulas by {pkg}/_ops.py. Written by nova export {version}.
+// (meta) functions and autograd formulas by {pkg}/_ops.py. Each op group_N has a twin, group_N_infer,
+// with the same kernels and no autograd formula: the package calls it where autograd is off, so such
+// a call never enters Python. Written by nova export {version}.
 // The library has no Python API: `import {pkg}._C` only loads it, which registers the ops. It is
 // built against Python's limited API (one wheel for CPython 3.9 and later); the kernels use the full
 // LibTorch C++ API (at::Tensor, ATen library calls), not PyTorch's stable ABI.
@@ -85,6 +96,7 @@ std::string PackageSources::group_source(const ExportPlan& plan, const ExportGro
 {code}
 TORCH_LIBRARY_IMPL({pkg}, CUDA, m) {{
   m.impl("{op}", &{op});
+  m.impl("{op}_infer", &{op});
 }}
 )~",
       fmt::arg("id", group.group_id), fmt::arg("kind", comment_safe(group.kind)),

@@ -16,6 +16,8 @@ class PackageSources {
   static std::string op_name(int group_id);
   // "group_3(Tensor input_0, Tensor input_1) -> Tensor[]": the op's schema (without the namespace).
   static std::string schema(const ExportGroup& group);
+  // The op's twin without an autograd formula: "group_3" -> "group_3_infer", and the same for a schema.
+  static std::string infer_name(const std::string& op_or_schema);
   // csrc/ops.cpp: the schemas and the module's init function (the library has no Python API).
   static std::string registration(const ExportPlan& plan);
   // csrc/group_N.cu; throws ExportError when ExtensionWriter cannot write the group's plan.

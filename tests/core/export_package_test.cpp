@@ -166,6 +166,9 @@ TEST_F(ExportFixture, APackageIsWrittenAndItsOwnTestsPassOnTheCpu) {
   EXPECT_NE(ops.find("group_0(Tensor input_0, Tensor input_1, Tensor input_2) -> Tensor[]"), std::string::npos);
   const std::string cu = read_text(out / "csrc/group_0.cu");
   EXPECT_NE(cu.find("TORCH_LIBRARY_IMPL(" + pkg + ", CUDA, m)"), std::string::npos);
+  // The op's twin without an autograd formula (what the package calls with autograd off), same kernels.
+  EXPECT_NE(ops.find("group_0_infer(Tensor input_0, Tensor input_1, Tensor input_2) -> Tensor[]"), std::string::npos);
+  EXPECT_NE(cu.find("m.impl(\"group_0_infer\", &group_0);"), std::string::npos);
   for (const auto& f : {ops, cu, setup}) EXPECT_EQ(f.find("PYBIND11_MODULE"), std::string::npos);
   json manifest = read_json(out / pkg / "package.json");
   EXPECT_EQ(manifest["groups"][0]["ships"], true);

@@ -5,7 +5,10 @@ TORCH_LIBRARY and their CUDA kernels). Where the library was not built (no CUDA 
 machine), the same schemas are defined here without kernels, so the package still imports and every
 group runs its original PyTorch code. For each op it registers a fake (meta) function, so
 torch.compile and torch.export trace through it, and an autograd formula whose backward recomputes
-the group's original PyTorch ops (the backward pass is not accelerated). It also holds each group's
+the group's original PyTorch ops (the backward pass is not accelerated). Each op has a twin,
+group_N_infer: the same kernels without an autograd formula, which the package calls where autograd
+is off (torch.no_grad, inference; also in a graph torch.compile makes then), so that no call passes
+through a Python autograd layer only to be handed on. It also holds each group's
 original PyTorch code as nova recorded it (groups/group_N.py: exactly the ATen ops the kernels
 replace, at the shapes they were built for).
 """
@@ -23,6 +26,11 @@ NAMESPACE = MANIFEST["package"]
 SHIPPED = [g for g in MANIFEST["groups"] if g["ships"]]
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           "float64": torch.float64, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}
+
+
+def infer_name(name):
+    """The name of an op's twin without an autograd formula (see the module's docstring)."""
+    return name + "_infer"
 
 
 def _load_library():
@@ -45,6 +53,7 @@ if SHIPPED and not COMPILED:
     _fallback_library = torch.library.Library(NAMESPACE, "DEF")
     for _g in SHIPPED:
         _fallback_library.define(_g["schema"])
+        _fallback_library.define(_g["schema"].replace(_g["op"] + "(", infer_name(_g["op"]) + "(", 1))
 
 
 def _load_functional(group):
@@ -71,6 +80,11 @@ for _g in SHIPPED:
 def op(name):
     """The op's default overload, torch.ops.@PACKAGE@.<name>.default."""
     return getattr(getattr(torch.ops, NAMESPACE), name).default
+
+
+def infer_op(name):
+    """The default overload of the op's twin without an autograd formula (for calls with autograd off)."""
+    return op(infer_name(name))
 
 
 def _register(group):
@@ -100,6 +114,7 @@ def _register(group):
         return tuple(next(it) if x.requires_grad else None for x in xs)
 
     torch.library.register_fake(qualname, fake)
+    torch.library.register_fake(f"{NAMESPACE}::{infer_name(group['op'])}", fake)
     torch.library.register_autograd(qualname, backward, setup_context=setup_context)
 
 

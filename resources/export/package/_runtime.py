@@ -202,9 +202,12 @@ def group_call(group, original, fit=None):
     """The callable that stands for a group in the captured graph: its op where the shape guard lets
     it, else `original` (the group's nodes from the same capture). `fit` is the guard as the capture
     decided it (see fits): False runs `original` on every call, True runs the op on contiguous inputs
-    (see _contiguous_args), None checks the whole guard on each call."""
-    op = _ops.op(group["op"])
-    run_op = getattr(op, "_op", op)  # the op's C++ entry, without OpOverload's Python __call__
+    (see _contiguous_args), None checks the whole guard on each call. With autograd off the call is
+    the op's twin without an autograd formula (see _ops), also in a graph torch.compile makes."""
+    op, infer = _ops.op(group["op"]), _ops.infer_op(group["op"])
+    # The ops' C++ entries, without OpOverload's Python __call__ (for the eager call).
+    run_op, run_infer = getattr(op, "_op", op), getattr(infer, "_op", infer)
+    grad_enabled = torch.is_grad_enabled
     takes = _guard(group["input_specs"]) if fit is None else None
     args = _contiguous_args(group["input_specs"]) if fit else None
     as_list = _ops.as_list
@@ -223,10 +226,11 @@ def group_call(group, original, fit=None):
                 return fallback(*inputs)
         else:
             inputs = args(inputs)
+        # With autograd on, the op with its formula; off, its twin without one (see _ops).
         if is_compiling():
-            return op(*inputs)
+            return op(*inputs) if grad_enabled() else infer(*inputs)
         counts["kernel"] += 1
-        return run_op(*inputs)
+        return run_op(*inputs) if grad_enabled() else run_infer(*inputs)
 
     chosen = fallback if fit is False else call
     chosen.__name__ = f"{MANIFEST['package']}_{group['op']}"
@@ -409,8 +413,8 @@ class Accelerated:
             outs = self.run(*flat)
         else:
             # Autograd is off: below the autograd layer, as torch's own formula layer calls an op
-            # (views and version counters are still kept), so no op of the graph, and none of the
-            # groups' ops with their Python autograd formulas, passes through it only to hand on.
+            # (views and version counters are still kept), so no op of the graph passes through it
+            # only to hand the call on.
             with _below_autograd():
                 outs = self.run(*flat)
         if self.single:

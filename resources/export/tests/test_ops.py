@@ -25,6 +25,8 @@ def fresh_inputs(group, seed, device="cuda"):
 def test_the_op_has_the_stated_schema(group):
     schema = str(_ops.op(group["op"])._schema)
     assert schema == f"{_ops.NAMESPACE}::{group['schema']}"
+    twin = group["schema"].replace(group["op"] + "(", _ops.infer_name(group["op"]) + "(", 1)
+    assert str(_ops.infer_op(group["op"])._schema) == f"{_ops.NAMESPACE}::{twin}"
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=IDS)
@@ -71,6 +73,22 @@ def test_opcheck(group):
     inputs = tuple(x.requires_grad_(x.is_floating_point()) for x in fresh_inputs(group, 0))
     torch.library.opcheck(_ops.op(group["op"]), inputs,
                           test_utils=("test_schema", "test_autograd_registration", "test_faketensor"))
+
+
+@needs_cuda
+@needs_built
+@pytest.mark.parametrize("group", GROUPS, ids=IDS)
+def test_the_twin_without_autograd_runs_the_same_kernels(group):
+    # group_N_infer, what the package calls with autograd off: the same kernels, so the same outputs,
+    # and a fake function that states them (torch.compile traces it under torch.no_grad()).
+    inputs = fresh_inputs(group, 3)
+    twin = _ops.infer_op(group["op"])
+    with torch.no_grad():
+        want = _ops.op(group["op"])(*inputs)
+        got = twin(*inputs)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_matches(g, w, f"{group['op']}_infer output {k}")
+    torch.library.opcheck(twin, tuple(inputs), test_utils=("test_schema", "test_faketensor"))
 
 
 @needs_cuda
