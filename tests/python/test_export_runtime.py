@@ -259,6 +259,29 @@ def test_a_constant_made_in_forward_is_no_parameter_and_its_group_runs_the_op(tm
         module.optimize(torch.nn.ReLU())
 
 
+def test_a_constant_made_on_the_cpu_reaches_the_kernels_on_the_inputs_device(tmp_path):
+    # On the GPU the lifted torch.tensor(constant_value) is made on the CPU while the inputs are on
+    # CUDA: the capture moves it to the inputs' device, and the guard decided at capture must count it
+    # there, not where export recorded it. The meta device stands in for CUDA here (the kernels' device,
+    # the ops' fake functions as their kernels): the constant is made on the CPU, as on the GPU box.
+    module, graph = assemble(tmp_path, "conv2d_min_add_multiply.py", "nova_test_constant_device")
+    module._ops.COMPILED = True
+    module._runtime.KERNEL_DEVICE = "meta"
+    new = module.ModelNew(*module.get_init_inputs()).eval().to("meta")
+    x = [v.to("meta") if isinstance(v, torch.Tensor) else v for v in module.get_inputs()]
+    with torch.no_grad():
+        out = new(*x)
+        acc = [a for a in module._runtime.captures(new).values() if a is not None][0]
+        assert acc.replaced == {g["id"]: True for g in graph["groups"]}
+        before = {op: dict(n) for op, n in module._runtime.CALLS.items()}
+        new(*x)
+    assert out.device.type == "meta"
+    for g in graph["groups"]:
+        counted = module._runtime.CALLS[f"group_{g['id']}"]
+        assert counted["kernel"] - before[f"group_{g['id']}"]["kernel"] == 1
+        assert counted["fallback"] == before[f"group_{g['id']}"]["fallback"]
+
+
 def test_the_functional_form_is_accelerated_and_another_fn_runs_as_given(tmp_path):
     module, graph = assemble(tmp_path, "matmul_scaling_residual_add.py", "nova_test_functional")
     calls = []

@@ -172,17 +172,20 @@ def accelerated(inputs, specs):
     return _guard(specs)(inputs)
 
 
-def fits(values, specs):
+def fits(values, specs, relocated=()):
     """The shape guard decided once, at capture, from the values export recorded for the group's inputs
     (node.meta["val"]): whether their shapes, dtypes and device, fixed for the signature, are the ones
     the kernels were built for. True or False, or None where a value was not recorded (the whole guard
-    then runs on each call). Their layout is not part of it: see _contiguous_args."""
+    then runs on each call). Their layout is not part of it: see _contiguous_args. `relocated` marks the
+    values that are moved to the inputs' device after the capture (0-dim constants the forward makes on
+    the CPU): export recorded them where they were made."""
     if not _ops.COMPILED or len(values) != len(specs) or any(s["dtype"] not in _ops.DTYPES for s in specs):
         return False
     if any(not isinstance(v, torch.Tensor) for v in values):
         return None
+    moved = list(relocated) or [False] * len(values)
     return all(tuple(v.shape) == tuple(int(d) for d in s["shape"]) and v.dtype == _ops.DTYPES[s["dtype"]]
-               and v.device.type == KERNEL_DEVICE for v, s in zip(values, specs))
+               and (v.device.type == KERNEL_DEVICE or m) for v, s, m in zip(values, specs, moved))
 
 
 def _contiguous_args(specs):
@@ -255,10 +258,13 @@ def _value_nodes(ep):
     return values
 
 
-def replace_groups(ep):
+def replace_groups(ep, moved=frozenset()):
     """Replaces each shipped group's nodes in ep's graph by one call; returns {id: the guard as the
-    capture decided it (see fits)} of the groups replaced."""
+    capture decided it (see fits)} of the groups replaced. `moved`: the constants (by name) that
+    were moved to the inputs' device after the capture."""
     graph = ep.graph_module.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    relocated = {n for spec, n in zip(ep.graph_signature.input_specs, placeholders) if spec.target in moved}
     calls = [n for n in graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
     order = {n: i for i, n in enumerate(graph.nodes)}
     values = _value_nodes(ep)
@@ -294,7 +300,7 @@ def replace_groups(ep):
         if any(order[n] >= order[first_use] for n in ins):
             _warn_once(f"group {group['id']} cannot be placed in this capture's order: it runs PyTorch")
             continue
-        fit = fits([n.meta.get("val") for n in ins], group["input_specs"])
+        fit = fits([n.meta.get("val") for n in ins], group["input_specs"], [n in relocated for n in ins])
         with graph.inserting_before(first_use):
             call = graph.call_function(group_call(group, original, fit), tuple(ins))
             taken = [graph.call_function(operator.getitem, (call, k)) for k in range(len(outs))]
@@ -347,17 +353,19 @@ class Accelerated:
 
     def __init__(self, model, forward, inputs):
         self.ep = export_program(model, forward, inputs)
-        self.replaced = replace_groups(self.ep)
-        self.out_spec = self.ep.call_spec.out_spec
-        kinds = torch.export.graph_signature.InputKind
-        okinds = torch.export.graph_signature.OutputKind
         # Tensors the forward makes itself (torch.tensor(0.5)) are lifted as constants on the device
         # they were made on, often the CPU; a group's kernels take them on the inputs' device, so they
         # are moved there once (eager mixes a CPU scalar tensor with CUDA tensors the same way).
         device = next((v.device for v in inputs if isinstance(v, torch.Tensor)), None)
+        moved = set()
         for name, value in list(self.ep.constants.items()):
             if isinstance(value, torch.Tensor) and device is not None and value.device != device and value.dim() == 0:
                 self.ep.constants[name] = value.to(device)
+                moved.add(name)
+        self.replaced = replace_groups(self.ep, moved)
+        self.out_spec = self.ep.call_spec.out_spec
+        kinds = torch.export.graph_signature.InputKind
+        okinds = torch.export.graph_signature.OutputKind
         # Where each of the forward's tensors is among its inputs (the signature fixes the positions).
         positions = [i for i, v in enumerate(inputs) if isinstance(v, torch.Tensor)]
         # Each graph input as an expression: a tensor input, a parameter or buffer read from the model
