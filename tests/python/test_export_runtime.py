@@ -259,27 +259,37 @@ def test_a_constant_made_in_forward_is_no_parameter_and_its_group_runs_the_op(tm
         module.optimize(torch.nn.ReLU())
 
 
-def test_a_constant_made_on_the_cpu_reaches_the_kernels_on_the_inputs_device(tmp_path):
-    # On the GPU the lifted torch.tensor(constant_value) is made on the CPU while the inputs are on
-    # CUDA: the capture moves it to the inputs' device, and the guard decided at capture must count it
-    # there, not where export recorded it. The meta device stands in for CUDA here (the kernels' device,
-    # the ops' fake functions as their kernels): the constant is made on the CPU, as on the GPU box.
-    module, graph = assemble(tmp_path, "conv2d_min_add_multiply.py", "nova_test_constant_device")
+SHARED_EXAMPLES = ["conv2d_min_add_multiply", "matmul_scaling_residual_add", "swish_bias_clamp", "softmax_rows",
+                   "layernorm_gelu", "linear_relu_bias", "conv2d_relu_hardswish", "mlp_block", "tiny_transformer_block"]
+
+
+@pytest.mark.parametrize("name", SHARED_EXAMPLES)
+def test_every_group_of_each_shared_example_runs_its_op_on_the_kernels_device(tmp_path, name):
+    # The package's path on a device other than the CPU, as on the GPU box: the meta device stands in
+    # for CUDA (the ops' fake functions as their kernels), so constants made on the CPU (the lifted
+    # torch.tensor(constant_value) of conv2d_min_add_multiply, which the capture moves to the inputs'
+    # device), strided inputs (tiny_transformer_block's attention) and the guard decided at capture
+    # meet the device they meet there. Every group of every
+    # shared example must be replaced and run its op, and the output be the original's in shape.
+    module, graph = assemble(tmp_path, f"{name}.py", f"nova_test_device_{name}")
     module._ops.COMPILED = True
     module._runtime.KERNEL_DEVICE = "meta"
+    torch.manual_seed(0)
+    original = module.Model(*module.get_init_inputs()).eval().to("meta")
     new = module.ModelNew(*module.get_init_inputs()).eval().to("meta")
     x = [v.to("meta") if isinstance(v, torch.Tensor) else v for v in module.get_inputs()]
     with torch.no_grad():
-        out = new(*x)
-        acc = [a for a in module._runtime.captures(new).values() if a is not None][0]
-        assert acc.replaced == {g["id"]: True for g in graph["groups"]}
-        before = {op: dict(n) for op, n in module._runtime.CALLS.items()}
         new(*x)
-    assert out.device.type == "meta"
+        acc = [a for a in module._runtime.captures(new).values() if a is not None]
+        assert acc, "the forward was captured"
+        assert acc[0].replaced == {g["id"]: True for g in graph["groups"]}
+        before = {op: dict(n) for op, n in module._runtime.CALLS.items()}
+        got, want = new(*x), original(*x)
+    assert (got.shape, got.dtype, got.device) == (want.shape, want.dtype, want.device)
     for g in graph["groups"]:
-        counted = module._runtime.CALLS[f"group_{g['id']}"]
-        assert counted["kernel"] - before[f"group_{g['id']}"]["kernel"] == 1
-        assert counted["fallback"] == before[f"group_{g['id']}"]["fallback"]
+        op = f"group_{g['id']}"
+        assert module._runtime.CALLS[op]["kernel"] - before[op]["kernel"] == 1, f"{op} did not run its op"
+        assert module._runtime.CALLS[op]["fallback"] == before[op]["fallback"]
 
 
 def test_the_functional_form_is_accelerated_and_another_fn_runs_as_given(tmp_path):
