@@ -80,8 +80,8 @@ void ModelCheckResult::recompute() {
   const ModelRatio* wall = ratio("wall", "optimized", "eager");
   if (cold && wall && cold->interval && wall->interval && cold->interval->above_one() && wall->interval->below_one())
     review.push_back(fmt::format("faster on the GPU (cold {}) but slower per call on the host (wall {}): at this size "
-                                 "the model is bound by host time, and ModelNew's Python path (the captured graph run "
-                                 "node by node, the shape guard, each op's dispatch) costs more of it than eager's "
+                                 "the model is bound by host time, and ModelNew's Python path (the signature lookup, the "
+                                 "captured graph's generated code, each op's dispatch) costs more of it than eager's "
                                  "forward; a larger batch, or torch.compile / CUDA graphs around the whole model, "
                                  "moves the bound back to the GPU",
                                  cold->text(), wall->text()));
