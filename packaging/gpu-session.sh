@@ -10,6 +10,8 @@
 #     more steps: carried (the project stores in .carry/projects/MODEL/project.nova, from an earlier
 #     lease's optimize, in place of this one's), turnaround (the turnaround test alone), coverage
 #     (`nova optimize` over resources/examples into BUILD_DIR/coverage; NOVA_COVERAGE_MODELS picks them)
+#     ray (packaging/ray-gpu.sh: the local lane against a Ray head of the box, from the wheels in .carry/ray
+#     that packaging/fetch-ray-wheels.sh fetched; NOVA_RAY_MODELS picks the models)
 #   NOVA_CLIENT_MODELS="mlp_block ..."                  (models that get the client's path; default three)
 # Progress, one line a step: BUILD_DIR/session/progress.txt.
 set -uo pipefail
@@ -74,6 +76,8 @@ run_steps() {
           mkdir -p "$build/optimize/projects/$(basename "$(dirname "$f")")" && cp "$f" "$_/"
         done
         ls "$build/optimize/projects" > "$log/carried.txt" ;;
+      # shellcheck disable=SC2086
+      ray) packaging/ray-gpu.sh "$build" ${NOVA_RAY_MODELS:-} > "$log/ray.log" 2>&1 ;;
       turnaround) ctest --test-dir "$build" -L gpu -R Turnaround --output-on-failure > "$log/turnaround.log" 2>&1 ;;
       coverage)
         # shellcheck disable=SC2046,SC2086
@@ -90,12 +94,12 @@ run_steps() {
 pack() {
   local build=$1 out=${OUT:-$1/out}
   mkdir -p "$out"
-  (cd "$build" && tar czf "$out/run.tgz" --exclude='*.so' --exclude='*.o' --exclude='project.nova' \
+  (cd "$build" && tar czf "$out/run.tgz" --exclude='*.so' --exclude='*.o' --exclude='*.safetensors' --exclude='project.nova' \
      --exclude='extensions' --exclude='deliver-packages' --exclude='deliver-venvs' --exclude='reports' \
      --exclude='inputs' --exclude='traces' --exclude='packages' --exclude='work' \
      session optimize/*.txt optimize/*.json optimize/*.log coverage/optimize/*.txt coverage/optimize/*.json \
-     coverage/optimize/*.log deliver verify llm 2>/dev/null)
-  (cd "$build" && find optimize/projects llm/projects coverage/optimize/projects -name project.nova 2>/dev/null \
+     coverage/optimize/*.log ray/*.txt ray/local ray/ray deliver verify llm 2>/dev/null)
+  (cd "$build" && find optimize/projects llm/projects coverage/optimize/projects ray/local/optimize/projects ray/ray/optimize/projects -name project.nova 2>/dev/null \
      | tar czf "$out/projects.tgz" -T - 2>/dev/null)
   ls -la "$out"
 }
