@@ -4,6 +4,7 @@
 // round trip the project stores. Also the package folder checks of `nova check-package`.
 #include "core/verify/model_check_result.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -215,6 +216,37 @@ TEST(ModelCheckResult, RecordedSession18ChecksRunTheKernelsAndCompiledModelNewKe
     // Host-bound at this size: faster on the GPU, slower per call, and the review says so.
     EXPECT_NE(json(r.review).dump().find("bound by host time"), std::string::npos);
   }
+}
+
+// Session 19 on an H100, with the package's lean host path (the guard decided at capture, the graph below
+// autograd, the ops' twins without an autograd formula): every shared example's whole-model check. Every
+// group call ran the kernels (tiny_transformer_block's attention group too, on a contiguous copy), every
+// model is faster than eager cold and wall beyond the noise, and the wall geometric mean is >= 1.5x.
+TEST(ModelCheckResult, RecordedSession19EverySharedExampleIsFasterThanEagerColdAndWall) {
+  double log_wall = 0;
+  int n = 0;
+  for (const std::string model : {"conv2d_min_add_multiply", "matmul_scaling_residual_add", "swish_bias_clamp",
+                                  "softmax_rows", "layernorm_gelu", "linear_relu_bias", "conv2d_relu_hardswish",
+                                  "mlp_block", "tiny_transformer_block"}) {
+    SCOPED_TRACE(model);
+    const auto path = test::fixtures_dir() / "deliver" / "h100_session19" / (model + ".check.json");
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << "missing fixture " << path;
+    ModelCheckResult r = json::parse(in).get<ModelCheckResult>();
+    ASSERT_TRUE(r.passed);
+    EXPECT_EQ(r.environment.value("gpu", std::string()), "NVIDIA H100 80GB HBM3");
+    ASSERT_FALSE(r.calls.empty());
+    for (const auto& [op, c] : r.calls) EXPECT_TRUE(c.kernel > 0 && c.fallback == 0) << op;
+    for (const std::string mode : {"cold", "wall"}) {
+      const ModelRatio* vs_eager = r.ratio(mode, "optimized", "eager");
+      ASSERT_TRUE(vs_eager && vs_eager->interval);
+      EXPECT_TRUE(vs_eager->interval->above_one()) << mode << " " << vs_eager->text();
+      if (mode == "wall") log_wall += std::log(vs_eager->value);
+    }
+    EXPECT_EQ(json(r.review).dump().find("bound by host time"), std::string::npos) << json(r.review).dump();
+    ++n;
+  }
+  EXPECT_GE(std::exp(log_wall / n), 1.5);
 }
 
 }  // namespace
