@@ -183,9 +183,9 @@ def fits(values, specs, relocated=()):
         return False
     if any(not isinstance(v, torch.Tensor) for v in values):
         return None
-    moved = list(relocated) or [False] * len(values)
+    relocated = relocated or [False] * len(values)
     return all(tuple(v.shape) == tuple(int(d) for d in s["shape"]) and v.dtype == _ops.DTYPES[s["dtype"]]
-               and (v.device.type == KERNEL_DEVICE or m) for v, s, m in zip(values, specs, moved))
+               and (v.device.type == KERNEL_DEVICE or m) for v, s, m in zip(values, specs, relocated))
 
 
 def _contiguous_args(specs):
@@ -240,13 +240,18 @@ def group_call(group, original, fit=None):
     return chosen
 
 
+def _graph_inputs(ep):
+    """(input spec, placeholder node) for each of ep's graph inputs, in order."""
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
+    return list(zip(ep.graph_signature.input_specs, placeholders))
+
+
 def _value_nodes(ep):
     """Value name as intake named it -> the fx node holding it (parameters as p_<path>, buffers as
     b_<path>, lifted constants as c_<path>; getitem nodes for multi-output ops)."""
     kinds = torch.export.graph_signature.InputKind
     values = {}
-    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
-    for spec, node in zip(ep.graph_signature.input_specs, placeholders):
+    for spec, node in _graph_inputs(ep):
         if spec.kind == kinds.USER_INPUT:
             values[node.name] = node
             continue
@@ -263,8 +268,7 @@ def replace_groups(ep, moved=frozenset()):
     capture decided it (see fits)} of the groups replaced. `moved`: the constants (by name) that
     were moved to the inputs' device after the capture."""
     graph = ep.graph_module.graph
-    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-    relocated = {n for spec, n in zip(ep.graph_signature.input_specs, placeholders) if spec.target in moved}
+    relocated = {n for spec, n in _graph_inputs(ep) if spec.target in moved}
     calls = [n for n in graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
     order = {n: i for i, n in enumerate(graph.nodes)}
     values = _value_nodes(ep)
