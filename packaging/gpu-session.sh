@@ -10,8 +10,11 @@
 #     more steps: carried (the project stores in .carry/projects/MODEL/project.nova, from an earlier
 #     lease's optimize, in place of this one's), turnaround (the turnaround test alone), coverage
 #     (`nova optimize` over resources/examples into BUILD_DIR/coverage; NOVA_COVERAGE_MODELS picks them)
+#     studio (packaging/studio-gpu.sh: the studio's Profile action, from the kit in .carry/studio)
 #     ray (packaging/ray-gpu.sh: the local lane against a Ray head of the box, from the wheels in .carry/ray
 #     that packaging/fetch-ray-wheels.sh fetched; NOVA_RAY_MODELS picks the models)
+#     prepare (the delivery's exports and builds in the background, beside the next steps; deliver waits for them)
+#   NOVA_OPTIMIZE_MODELS="mlp_block ..."                (the optimize step's models; default all 11)
 #   NOVA_CLIENT_MODELS="mlp_block ..."                  (models that get the client's path; default three)
 # Progress, one line a step: BUILD_DIR/session/progress.txt.
 set -uo pipefail
@@ -29,7 +32,7 @@ prepare_delivery() {  # BUILD_DIR [NICE]
 }
 
 run_steps() {
-  local build=$1 log
+  local build=$1 log prepare_pid=""
   log="$build/session"
   mkdir -p "$log"
   step() { echo "$(date +%T) $*" >> "$log/progress.txt"; }
@@ -43,7 +46,12 @@ run_steps() {
     step "start $s"
     case $s in
       build) NOVA_SKIP_TESTS=1 packaging/gpu-server.sh "$build" > "$log/build.log" 2>&1 ;;
-      optimize) OUT= packaging/optimize-gpu.sh "$build" > "$log/optimize.log" 2>&1 ;;
+      optimize)
+        # shellcheck disable=SC2086
+        OUT= packaging/optimize-gpu.sh "$build" ${NOVA_OPTIMIZE_MODELS:-} > "$log/optimize.log" 2>&1 ;;
+      prepare)  # the delivery's exports and builds (CPU) in the background, beside the next steps (not timed ones)
+        prepare_delivery "$build" &
+        prepare_pid=$! ;;
       tests)  # every GPU test, and beside them (CPU, low priority) the delivery's exports and builds
         prepare_delivery "$build" 19 &
         local prepare=$!
@@ -63,7 +71,8 @@ run_steps() {
         step "the delivery's builds ended; the turnaround test alone"
         ctest --test-dir "$build" -L gpu -R Turnaround --output-on-failure > "$log/turnaround.log" 2>&1 ;;
       deliver)  # the whole-model checks alone on the GPU (the client's path is the next step)
-        [ -f "$log/prepared" ] || prepare_delivery "$build"  # no tests step ran them beside the tests
+        [ -n "${prepare_pid:-}" ] && { step "waiting for the delivery's builds"; wait "$prepare_pid"; }
+        [ -f "$log/prepared" ] || prepare_delivery "$build"  # no tests or prepare step ran them
         NOVA_DELIVER_CLIENT=0 NOVA_DELIVER_PHASES=check OUT= packaging/deliver-gpu.sh "$build" > "$log/deliver-check.log" 2>&1 ;;
       client)
         # shellcheck disable=SC2086
@@ -76,8 +85,16 @@ run_steps() {
           mkdir -p "$build/optimize/projects/$(basename "$(dirname "$f")")" && cp "$f" "$_/"
         done
         ls "$build/optimize/projects" > "$log/carried.txt" ;;
-      # shellcheck disable=SC2086
-      ray) packaging/ray-gpu.sh "$build" ${NOVA_RAY_MODELS:-} > "$log/ray.log" 2>&1 ;;
+      ray)
+        # shellcheck disable=SC2086
+        packaging/ray-gpu.sh "$build" ${NOVA_RAY_MODELS:-} > "$log/ray.log" 2>&1 ;;
+      studio)  # the studio's Profile action on this GPU (packaging/studio-gpu.sh, with the kit built on the CPU
+        # machine by packaging/studio-kit.sh and carried in .carry/studio; a later call may bring them)
+        if [ -x packaging/studio-gpu.sh ] && [ -f .carry/studio/kit.tar.xz ]; then
+          packaging/studio-gpu.sh "$build" "$build/studio" > "$log/studio.log" 2>&1
+        else
+          echo "no studio kit in .carry/studio (packaging/studio-kit.sh makes it)" > "$log/studio.log"; false
+        fi ;;
       turnaround) ctest --test-dir "$build" -L gpu -R Turnaround --output-on-failure > "$log/turnaround.log" 2>&1 ;;
       coverage)
         # shellcheck disable=SC2046,SC2086
@@ -98,7 +115,7 @@ pack() {
      --exclude='extensions' --exclude='deliver-packages' --exclude='deliver-venvs' --exclude='reports' \
      --exclude='inputs' --exclude='traces' --exclude='packages' --exclude='work' \
      session optimize/*.txt optimize/*.json optimize/*.log coverage/optimize/*.txt coverage/optimize/*.json \
-     coverage/optimize/*.log ray/*.txt ray/local ray/ray deliver verify llm 2>/dev/null)
+     coverage/optimize/*.log studio ray/*.txt ray/local ray/ray deliver verify llm 2>/dev/null)
   (cd "$build" && find optimize/projects llm/projects coverage/optimize/projects ray/local/optimize/projects ray/ray/optimize/projects -name project.nova 2>/dev/null \
      | tar czf "$out/projects.tgz" -T - 2>/dev/null)
   ls -la "$out"

@@ -45,6 +45,7 @@ fs::path kernels_dir() {
 }
 
 fs::path plugin_dir() {
+  if (const char* p = std::getenv("NOVA_PLUGIN_DIR"); p && *p) return p;
   if (fs::path dir = installed("lib/nova"); !dir.empty()) return dir;
   return build_info::plugin_dir();
 }

@@ -2,8 +2,9 @@
 // Where the running programs find what ships beside them: resources/ (the Python worker package,
 // example models, templates), kernels/ and the plugins (libnova_tracer.so). An installed program
 // (the .deb: <prefix>/bin/nova) finds them under <prefix>/share/nova and <prefix>/lib/nova; a
-// program run from its build tree finds the source tree's and the build's. $NOVA_RESOURCES and
-// $NOVA_KERNELS override both.
+// program run from its build tree finds the source tree's and the build's. $NOVA_RESOURCES,
+// $NOVA_KERNELS and $NOVA_PLUGIN_DIR override both (a program carried to another machine, such as
+// the studio kit of packaging/studio-kit.sh, points them at that machine's tree and build).
 #include <filesystem>
 #include <string>
 

@@ -9,7 +9,10 @@
 namespace nova::test {
 namespace fs = std::filesystem;
 
-fs::path fixtures_dir() { return NOVA_TEST_FIXTURES; }
+fs::path fixtures_dir() {
+  if (const char* p = std::getenv("NOVA_TEST_FIXTURES"); p && *p) return p;
+  return NOVA_TEST_FIXTURES;
+}
 
 fs::path shared_dir() {
   if (const char* p = std::getenv("NOVA_SHARED"); p && *p) return p;
@@ -22,7 +25,7 @@ fs::path repo_examples_dir() { return nova::examples_dir(); }
 fs::path scratch_dir(const std::string& name) {
   // CTest runs each test in its own process, in parallel: a folder per test keeps one test's
   // SetUp from emptying another's folder.
-  fs::path p = fs::path(NOVA_TEST_OUTPUT) / "scratch";
+  fs::path p = test_output_dir() / "scratch";
   if (const auto* t = ::testing::UnitTest::GetInstance()->current_test_info())
     p /= std::string(t->test_suite_name()) + "." + t->name();
   p /= name;
@@ -31,7 +34,10 @@ fs::path scratch_dir(const std::string& name) {
   return p;
 }
 
-fs::path test_output_dir() { return NOVA_TEST_OUTPUT; }
+fs::path test_output_dir() {
+  if (const char* p = std::getenv("NOVA_TEST_OUTPUT"); p && *p) return p;
+  return NOVA_TEST_OUTPUT;
+}
 
 fs::path nova_binary() { return fs::path(NOVA_BINARY_DIR) / "app" / "nova"; }
 

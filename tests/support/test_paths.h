@@ -6,14 +6,17 @@
 
 namespace nova::test {
 
+// <source>/tests/fixtures, or $NOVA_TEST_FIXTURES (a test binary carried to another machine, whose
+// checkout is elsewhere); tests/support/ is beside it (the scripted LLM server).
 std::filesystem::path fixtures_dir();
 std::filesystem::path shared_dir();
 std::filesystem::path shared_examples_dir();
 std::filesystem::path repo_examples_dir();
-// A fresh, empty folder under the build tree, private to the running test.
+// A fresh, empty folder under test_output_dir(), private to the running test.
 std::filesystem::path scratch_dir(const std::string& name);
 std::filesystem::path nova_binary();  // the built `nova` executable
-// <build>/test-output: screenshots and recordings a person looks at after the tests.
+// <build>/test-output, or $NOVA_TEST_OUTPUT (a test binary carried to another machine): screenshots
+// and recordings a person looks at after the tests.
 std::filesystem::path test_output_dir();
 
 }  // namespace nova::test

@@ -582,12 +582,3 @@ TEST_F(MainWindowTest, AboutBoxShowsTheDoctorReport) {
 
 }  // namespace
 }  // namespace nova::ui
-
-int main(int argc, char** argv) {
-  // Test discovery runs this binary too: always offscreen, never a real display.
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
-  Q_INIT_RESOURCE(nova);  // resources/nova.qrc lives in the static nova_ui library
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -54,6 +54,15 @@ LlmPanel::LlmPanel(QWidget* parent) : QWidget(parent), job_(new LlmSearchJob(thi
   rounds_->setRange(1, 50);
   rounds_->setValue(LlmSearchOptions{}.rounds);
   rounds_->setPrefix(tr("rounds "));
+  // How patient the search is: rounds in a row without a better kernel before it stops (nova llm
+  // --idle-rounds).
+  idleRounds_ = new QSpinBox(this);
+  idleRounds_->setObjectName("llmIdleRounds");
+  idleRounds_->setRange(1, 50);
+  idleRounds_->setValue(LlmSearchOptions{}.idle_rounds);
+  idleRounds_->setPrefix(tr("stop after "));
+  idleRounds_->setSuffix(tr(" idle"));
+  idleRounds_->setToolTip(tr("Rounds in a row without a better kernel before the search stops"));
   budget_ = new QDoubleSpinBox(this);
   budget_->setObjectName("llmBudget");
   budget_->setRange(0, 1000);
@@ -63,7 +72,7 @@ LlmPanel::LlmPanel(QWidget* parent) : QWidget(parent), job_(new LlmSearchJob(thi
   cancel_ = new QPushButton(tr("Cancel"), this);
   cancel_->setObjectName("llmCancel");
   cancel_->setEnabled(false);
-  for (QWidget* w : std::initializer_list<QWidget*>{lineages_, rounds_, budget_, cancel_}) top->addWidget(w);
+  for (QWidget* w : std::initializer_list<QWidget*>{lineages_, rounds_, idleRounds_, budget_, cancel_}) top->addWidget(w);
   layout->addLayout(top);
   status_ = new QLabel(this);
   status_->setObjectName("llmStatus");
@@ -115,6 +124,7 @@ LlmSearchOptions LlmPanel::options() const {
   LlmSearchOptions o;
   o.lineages = lineages_->value();
   o.rounds = rounds_->value();
+  o.idle_rounds = idleRounds_->value();
   if (budget_->value() > 0) o.usd_budget = budget_->value();
   return o;
 }

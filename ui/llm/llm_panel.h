@@ -93,6 +93,7 @@ class LlmPanel : public QWidget {
   QLabel* title_;
   QSpinBox* lineages_;
   QSpinBox* rounds_;
+  QSpinBox* idleRounds_;
   QDoubleSpinBox* budget_;
   QPushButton* cancel_;
   QLabel* status_;
