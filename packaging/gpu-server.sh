@@ -4,7 +4,7 @@
 #
 #   packaging/gpu-server.sh [BUILD_DIR]          (default: build-headless)
 #   NOVA_SKIP_TESTS=1 packaging/gpu-server.sh    (build only)
-#   NOVA_CTEST_ARGS="-E Turnaround" ...          (more ctest arguments)
+#   NOVA_CTEST_JOBS=4, NOVA_CTEST_SKIP=REGEX ...  (GPU tests at a time, tests left out: packaging/gpu-ctest.sh)
 #
 # Servers without the small dev packages (SQLite headers, CLI11, dtl, libcurl headers) can take them as Debian
 # .deb files in .carry/debs (packaging/fetch-server-debs.sh fetches them on a machine with apt);
@@ -50,8 +50,7 @@ cmake --build "$build" -j "$(nproc)"
 if [ -z "${NOVA_SHARED:-}" ] && [ ! -d ../shared/examples ] && [ -d .carry/shared/examples ]; then
   export NOVA_SHARED="$PWD/.carry/shared"
 fi
-# NOVA_CTEST_ARGS: more ctest arguments (packaging/gpu-session.sh leaves the turnaround test, a timing
-# test, for later, when nothing else runs on the box).
-# shellcheck disable=SC2086
-ctest --test-dir "$build" -L gpu --output-on-failure ${NOVA_CTEST_ARGS:-}
+# NOVA_CTEST_JOBS / NOVA_CTEST_SKIP: how many tests at a time, which left out (packaging/gpu-session.sh
+# leaves the turnaround test, a timing test, for later, when nothing else runs on the box).
+packaging/gpu-ctest.sh "$build"
 "$build/app/nova" doctor --python "$python"
