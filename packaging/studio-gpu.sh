@@ -35,7 +35,12 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tar -C "$tmp" -xJf "$kit_file" || { echo "cannot unpack $kit_file"; exit 2; }
+# With xz where the box has it, else with Python's lzma (a minimal system has no xz).
+if command -v xz >/dev/null; then
+  tar -C "$tmp" -xJf "$kit_file"
+else
+  "${NOVA_PYTHON:-python3}" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$kit_file" "$tmp"
+fi || { echo "cannot unpack $kit_file"; exit 2; }
 kit="$tmp/kit"
 binary="$kit/bin/nova_ui_gpu_tests"
 
