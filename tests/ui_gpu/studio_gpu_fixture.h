@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include <QSignalSpy>
 #include <QTest>
 #include <QWidget>
 
@@ -16,6 +17,8 @@
 #include "core/env/resource_paths.h"
 #include "core/trace/profile_runner.h"
 #include "support/test_paths.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/placeholder_panel.h"
 
 namespace nova::ui {
 
@@ -49,6 +52,15 @@ class StudioGpu : public ::testing::Test {
   void useExample(const std::string& file) {
     model_ = test::shared_examples_dir() / file;
     if (!std::filesystem::exists(model_)) GTEST_FAIL() << "no shared example at " << model_ << " (set NOVA_SHARED)";
+  }
+  // Opens model_ in W and waits for its intake to succeed; a fatal failure otherwise (wrap the call in
+  // ASSERT_NO_FATAL_FAILURE). A spy on candidatesReady made before the call sees the generator's job.
+  void openModel(MainWindow& w) {
+    QSignalSpy settled(&w, &MainWindow::modelSettled);
+    ASSERT_TRUE(w.openModel(QString::fromStdString(model_.string())));
+    ASSERT_TRUE(settled.count() > 0 || settled.wait(kIntakeMs)) << "intake did not end in " << kIntakeMs / 1000 << " s";
+    ASSERT_TRUE(settled.first().at(1).toBool()) << "intake failed: " << w.panel("graph")->message().toStdString();
+    ASSERT_NE(w.graph(), nullptr);
   }
   std::filesystem::path dir_, model_;
 };
