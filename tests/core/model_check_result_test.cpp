@@ -7,7 +7,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -218,35 +220,80 @@ TEST(ModelCheckResult, RecordedSession18ChecksRunTheKernelsAndCompiledModelNewKe
   }
 }
 
+// The nine shared examples' whole-model checks of one recorded run (tests/fixtures/deliver/RUN): every
+// group call ran the kernels, every model is faster than eager cold and wall beyond the noise, and the
+// review does not call any of them host-bound. Returns the geometric mean of each (mode, subject, baseline)
+// ratio over the nine.
+std::map<std::tuple<std::string, std::string, std::string>, double> expect_every_shared_example_faster(
+    const std::string& run) {
+  std::map<std::tuple<std::string, std::string, std::string>, double> log_sum;
+  int n = 0;
+  for (const std::string model : {"conv2d_min_add_multiply", "matmul_scaling_residual_add", "swish_bias_clamp",
+                                  "softmax_rows", "layernorm_gelu", "linear_relu_bias", "conv2d_relu_hardswish",
+                                  "mlp_block", "tiny_transformer_block"}) {
+    SCOPED_TRACE(run + " " + model);
+    const auto path = test::fixtures_dir() / "deliver" / run / (model + ".check.json");
+    std::ifstream in(path);
+    EXPECT_TRUE(in) << "missing fixture " << path;
+    if (!in) continue;
+    ModelCheckResult r = json::parse(in).get<ModelCheckResult>();
+    EXPECT_TRUE(r.passed);
+    EXPECT_EQ(r.environment.value("gpu", std::string()), "NVIDIA H100 80GB HBM3");
+    EXPECT_FALSE(r.calls.empty());
+    for (const auto& [op, c] : r.calls) EXPECT_TRUE(c.kernel > 0 && c.fallback == 0) << op;
+    for (const std::string mode : {"cold", "wall"}) {
+      const ModelRatio* vs_eager = r.ratio(mode, "optimized", "eager");
+      EXPECT_TRUE(vs_eager && vs_eager->interval && vs_eager->interval->above_one())
+          << mode << " " << (vs_eager ? vs_eager->text() : "missing");
+    }
+    for (const auto& q : r.ratios) log_sum[{q.mode, q.subject, q.baseline}] += std::log(q.value);
+    EXPECT_EQ(json(r.review).dump().find("bound by host time"), std::string::npos) << json(r.review).dump();
+    ++n;
+  }
+  EXPECT_EQ(n, 9);
+  for (auto& [key, sum] : log_sum) sum = std::exp(sum / std::max(n, 1));
+  return log_sum;
+}
+
 // Session 19 on an H100, with the package's lean host path (the guard decided at capture, the graph below
 // autograd, the ops' twins without an autograd formula): every shared example's whole-model check. Every
 // group call ran the kernels (tiny_transformer_block's attention group too, on a contiguous copy), every
 // model is faster than eager cold and wall beyond the noise, and the wall geometric mean is >= 1.5x.
 TEST(ModelCheckResult, RecordedSession19EverySharedExampleIsFasterThanEagerColdAndWall) {
-  double log_wall = 0;
-  int n = 0;
-  for (const std::string model : {"conv2d_min_add_multiply", "matmul_scaling_residual_add", "swish_bias_clamp",
-                                  "softmax_rows", "layernorm_gelu", "linear_relu_bias", "conv2d_relu_hardswish",
-                                  "mlp_block", "tiny_transformer_block"}) {
+  const auto geomean = expect_every_shared_example_faster("h100_session19");
+  EXPECT_GE(geomean.at({"wall", "optimized", "eager"}), 1.5);
+}
+
+// Session 21 on an H100: the same checks in the one lease that also ran `nova optimize` over every model
+// (packaging/gpu-session.sh), so the packages ship that run's selections. Issue #22's targets that the run
+// meets: geometric means of at least 1.5x eager (wall) and 1.1x torch.compile; mlp_block and
+// tiny_transformer_block each faster than torch.compile of the original, cold and wall. The one it does not
+// meet is kept visible: torch.compile of ModelNew ties ModelNew on the GPU (cold) but is slower per call
+// (wall) on every model, most on the two smallest (about 0.35x: torch.compile's own host cost per call
+// against ModelNew's short host path), and each check's review says so.
+TEST(ModelCheckResult, RecordedSession21MeetsTheWholeModelTargetsButCompiledModelNewCostsHostTime) {
+  const auto geomean = expect_every_shared_example_faster("h100_session21");
+  EXPECT_GE(geomean.at({"wall", "optimized", "eager"}), 1.5);
+  EXPECT_GE(geomean.at({"cold", "optimized", "compile"}), 1.1);
+  EXPECT_GE(geomean.at({"wall", "optimized", "compile"}), 1.1);
+  EXPECT_NEAR(geomean.at({"cold", "optimized+compile", "optimized"}), 1.0, 0.02);
+  EXPECT_LT(geomean.at({"wall", "optimized+compile", "optimized"}), 1.0);
+  for (const std::string model : {"mlp_block", "tiny_transformer_block"}) {
     SCOPED_TRACE(model);
-    const auto path = test::fixtures_dir() / "deliver" / "h100_session19" / (model + ".check.json");
-    std::ifstream in(path);
-    ASSERT_TRUE(in) << "missing fixture " << path;
+    std::ifstream in(test::fixtures_dir() / "deliver" / "h100_session21" / (model + ".check.json"));
+    ASSERT_TRUE(in);
     ModelCheckResult r = json::parse(in).get<ModelCheckResult>();
-    ASSERT_TRUE(r.passed);
-    EXPECT_EQ(r.environment.value("gpu", std::string()), "NVIDIA H100 80GB HBM3");
-    ASSERT_FALSE(r.calls.empty());
-    for (const auto& [op, c] : r.calls) EXPECT_TRUE(c.kernel > 0 && c.fallback == 0) << op;
     for (const std::string mode : {"cold", "wall"}) {
-      const ModelRatio* vs_eager = r.ratio(mode, "optimized", "eager");
-      ASSERT_TRUE(vs_eager && vs_eager->interval);
-      EXPECT_TRUE(vs_eager->interval->above_one()) << mode << " " << vs_eager->text();
-      if (mode == "wall") log_wall += std::log(vs_eager->value);
+      const ModelRatio* vs_compile = r.ratio(mode, "optimized", "compile");
+      ASSERT_TRUE(vs_compile && vs_compile->interval);
+      EXPECT_TRUE(vs_compile->interval->above_one()) << mode << " " << vs_compile->text();
     }
-    EXPECT_EQ(json(r.review).dump().find("bound by host time"), std::string::npos) << json(r.review).dump();
-    ++n;
+    const ModelRatio* compiled_wall = r.ratio("wall", "optimized+compile", "optimized");
+    ASSERT_TRUE(compiled_wall && compiled_wall->interval);
+    if (compiled_wall->interval->high < 1.0) {
+      EXPECT_NE(json(r.review).dump().find("torch.compile of ModelNew is slower"), std::string::npos);
+    }
   }
-  EXPECT_GE(std::exp(log_wall / n), 1.5);
 }
 
 }  // namespace
