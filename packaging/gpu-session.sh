@@ -16,6 +16,7 @@
 #     prepare (the delivery's exports and builds in the background, beside the next steps; deliver waits for them)
 #   NOVA_OPTIMIZE_MODELS="mlp_block ..."                (the optimize step's models; default all 11)
 #   NOVA_CLIENT_MODELS="mlp_block ..."                  (models that get the client's path; default three)
+# Wheels the box lacks (pytest for the client's tests, kernelguard): packaging/fetch-box-wheels.sh into .whl.
 # Progress, one line a step: BUILD_DIR/session/progress.txt.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -39,6 +40,13 @@ run_steps() {
   # bubblewrap for the LLM's sandbox, from the carried .deb when the box has none.
   if ! command -v bwrap >/dev/null && ls .carry/debs/bubblewrap_*.deb >/dev/null 2>&1; then
     dpkg -x .carry/debs/bubblewrap_*.deb /tmp/bwrap && export PATH="/tmp/bwrap/usr/bin:$PATH"
+  fi
+  # kernelguard (the LLM search's second static check) into the box's python3, from the wheel that
+  # packaging/fetch-box-wheels.sh put in .whl, when the box has none.
+  if ! python3 -c 'import kernelguard' 2>/dev/null && ls .whl/kernelguard-*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps .whl/kernelguard-*.whl > "$log/kernelguard.txt" 2>&1 \
+      || python3 -m pip install -q --no-index --no-deps --break-system-packages .whl/kernelguard-*.whl >> "$log/kernelguard.txt" 2>&1
+    python3 -c 'import kernelguard; print("kernelguard", kernelguard.__file__)' >> "$log/kernelguard.txt" 2>&1
   fi
   export NOVA_SHARED="$PWD/.carry/shared" PYTHONUNBUFFERED=1
   for s in ${NOVA_SESSION_STEPS:-build optimize tests deliver llm client}; do

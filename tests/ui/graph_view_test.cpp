@@ -3,6 +3,8 @@
 // generated 2,000-node transformer collapsed, expanded, revealed and heat-coloured. Screenshots go
 // to the test output folder.
 #include <gtest/gtest.h>
+#include <QApplication>
+#include <QLabel>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
@@ -223,6 +225,42 @@ TEST(GraphView, GeneratedTransformerCollapsesExpandsRevealsAndCachesLayouts) {
   EXPECT_TRUE(view->showsHeat());
   view->showOverview();
   save(w, "graph_view_2000_heat.png");
+}
+
+// In a narrow, tall panel (the studio's graph dock beside the hot-op table) the fitted model is as wide as
+// the view, so the legend in the top-right corner would cover its input node: the fit keeps a band above
+// the graph for it, with and without the heat scale. In a wide view the legend sits beside the graph.
+TEST(GraphView, TheFittedGraphIsNeverDrawnUnderTheLegend) {
+  for (const QSize size : {QSize(280, 480), QSize(1200, 500)}) {
+    for (bool heat : {false, true}) {
+      SCOPED_TRACE(std::to_string(size.width()) + (heat ? " heat" : " classes"));
+      GraphView view;
+      view.resize(size);
+      view.show();
+      view.setGraph(make_seed_demo_graph());
+      ASSERT_TRUE(waitForLayout(&view));
+      if (heat) {
+        std::map<int, double> shares;
+        for (const auto& n : view.model()->graph().nodes) shares[n.id] = n.id;
+        view.setNodeHeat(shares);
+      }
+      view.showOverview();
+      QApplication::processEvents();
+      const auto* legend = view.findChild<QLabel*>();
+      ASSERT_TRUE(legend && legend->isVisible());
+      // The legend is a child of the view; the nodes are drawn in its viewport.
+      const QRect legend_in_viewport = legend->geometry().translated(-view.viewport()->pos());
+      ASSERT_FALSE(view.nodeItems().empty());
+      for (NodeItem* item : view.nodeItems()) {
+        const QRect drawn = view.mapFromScene(item->sceneBoundingRect()).boundingRect();
+        EXPECT_FALSE(drawn.intersects(legend_in_viewport))
+            << "node at " << drawn.x() << "," << drawn.y() << " under the legend at " << legend_in_viewport.x()
+            << "," << legend_in_viewport.y() << " " << legend_in_viewport.width() << "x" << legend_in_viewport.height();
+        EXPECT_TRUE(view.viewport()->rect().contains(drawn.center()));
+      }
+      if (size.width() == 280 && heat) save(view, "graph_view_narrow_heat.png");
+    }
+  }
 }
 
 TEST(GraphView, FiveThousandNodesOpenCollapsedAndSearchFindsHiddenNodes) {

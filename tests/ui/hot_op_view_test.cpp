@@ -4,6 +4,9 @@
 #include "ui/trace/hot_op_view.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QFontMetrics>
+#include <QHeaderView>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QPushButton>
@@ -67,6 +70,26 @@ TEST_F(HotOpViewTest, ModelPassesTheItemModelTester) {
   EXPECT_EQ(model.rowOfNode(4), 0);
   model.setRows({});
   EXPECT_EQ(model.rowCount(), 0);
+}
+
+// In a dock as narrow as the studio's (about 830 px for 12 columns) every op's name is shown whole, on one
+// line: the name column is as wide as its longest name, not squeezed by a stretch (the GPU box's screenshot
+// showed "[5] lin..." over two lines).
+TEST_F(HotOpViewTest, OpNamesAreNotClippedInANarrowDock) {
+  HotOpView v;
+  v.resize(830, 300);
+  v.show();
+  v.setAttribution(result_);
+  QApplication::processEvents();
+  const QFontMetrics fm(v.table()->font());
+  ASSERT_GT(v.proxy()->rowCount(), 0);
+  for (int r = 0; r < v.proxy()->rowCount(); ++r) {
+    const QString name = v.proxy()->index(r, HotOpTableModel::Name).data().toString();
+    EXPECT_GE(v.table()->columnWidth(HotOpTableModel::Name), fm.horizontalAdvance(name)) << name.toStdString();
+  }
+  EXPECT_FALSE(v.table()->wordWrap());
+  EXPECT_GE(v.table()->horizontalHeader()->sectionSize(HotOpTableModel::Headroom),
+            fm.horizontalAdvance(v.proxy()->headerData(HotOpTableModel::Headroom, Qt::Horizontal).toString()));
 }
 
 TEST_F(HotOpViewTest, SortsNumericallyAndFilters) {

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QDockWidget>
@@ -284,6 +286,24 @@ TEST(LlmBestChart, BestSoFarIsTheLowestTimeAtOrBeforeEachRound) {
   EXPECT_EQ(best[2], 20.0);
   EXPECT_EQ(best[3], 12.5);
   EXPECT_EQ(best[4], 12.5);
+}
+
+// The GPU box's search (a slower candidate at 279 us, the builtin at 12.3 us, the best at 9.4 us): on a
+// linear axis the best and the bar merged at the bottom; the times span over a decade, so the axis is
+// logarithmic and the best is drawn visibly below the bar. Times within a decade keep a linear axis.
+TEST(LlmBestChart, TimesADecadeApartGoOnALogAxisSoTheBestAndTheBarSeparate) {
+  LlmBestChart chart;
+  chart.resize(640, 200);
+  chart.show();
+  chart.setPoints({{3, 278.82}, {3, 9.41}}, 12.29, 4, 4, "nothing");
+  QApplication::processEvents();
+  EXPECT_TRUE(chart.logScale());
+  const QPointF best = chart.chart()->mapToPosition(QPointF(3, 9.41));
+  const QPointF bar = chart.chart()->mapToPosition(QPointF(3, 12.29));
+  EXPECT_GT(best.y() - bar.y(), 5) << "best " << best.y() << " bar " << bar.y();  // pixels apart, best below
+  EXPECT_TRUE(test::save_screenshot(chart, "llm_best_chart_log"));
+  chart.setPoints({{1, 20.0}, {2, 15.0}}, 12.0, 2, 4, "nothing");
+  EXPECT_FALSE(chart.logScale());
 }
 
 TEST(LlmProviderSettings, TheDialogEditsTheProvidersAndNeverHoldsTheKey) {

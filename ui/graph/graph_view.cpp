@@ -5,6 +5,7 @@
 #include <QMenu>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 #include "ui/graph/graph_layout_engine.h"
@@ -111,6 +112,7 @@ void GraphView::showLayout(const GraphLayout& layout) {
   layout_ = layout;
   updating_selection_ = true;
   node_items_ = GraphSceneBuilder::build(*scene(), *model_, layout);
+  setSceneRect(QRectF());  // follow the new layout's rect again (a fit may have added a band for the legend)
   updating_selection_ = false;
   applyDecorations();
   if (pending_focus_) {
@@ -181,10 +183,10 @@ void GraphView::updateLegend() {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  updateLegend();  // placed first: the fit below keeps the graph clear of it
   // The first layout is often fitted before the window has its final geometry (docks are sized
   // after it shows): keep the whole model in view until the user zooms or moves to a node.
   if (auto_fitted_) showOverview();
-  updateLegend();
 }
 
 void GraphView::centerOnNode(int id) {
@@ -266,11 +268,29 @@ void GraphView::collapseDefault() {
   relayout();
 }
 
+double GraphView::legendBand(double scale) const {
+  // The legend sits over the top-right corner. The graph, centred, clears it when the legend fits in the
+  // margin right of the graph at this scale; otherwise the fit keeps a band above the graph for it (in a
+  // narrow panel a tall model's input node was drawn under the legend).
+  if (legend_->isHidden()) return 0;
+  const double margin = (viewport()->width() - scene()->sceneRect().width() * scale) / 2;
+  return legend_->width() + 12 <= margin ? 0 : legend_->geometry().bottom() + 6;
+}
+
 void GraphView::fitAll() {
   if (scene()->items().isEmpty()) return;
-  fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
-  if (transform().m11() < kMinScale) setTransform(QTransform::fromScale(kMinScale, kMinScale));
-  if (transform().m11() > 1.5) setTransform(QTransform::fromScale(1.5, 1.5));
+  const QRectF r = scene()->sceneRect();
+  const double vw = viewport()->width(), vh = viewport()->height();
+  double s = std::min(vw / r.width(), vh / r.height());
+  const double band = legendBand(s);
+  if (band > 0) s = std::min(vw / r.width(), std::max(1.0, vh - band) / r.height());
+  s = std::clamp(s, kMinScale, 1.5);
+  setTransform(QTransform::fromScale(s, s));
+  // The view's rect gets the band above the graph, so that centring it (the whole graph fits, nothing
+  // scrolls) draws the graph below the legend.
+  const QRectF shown = r.adjusted(0, -legendBand(s) / s, 0, 0);
+  setSceneRect(shown);
+  centerOn(shown.center());
 }
 
 void GraphView::showOverview() {
@@ -280,7 +300,9 @@ void GraphView::showOverview() {
     const QRectF r = scene()->sceneRect();
     double s = std::clamp(viewport()->width() / r.width(), kReadableScale, 1.0);
     setTransform(QTransform::fromScale(s, s));
-    centerOn(r.center().x(), r.top() + viewport()->height() / (2 * s));
+    const QRectF shown = r.adjusted(0, -legendBand(s) / s, 0, 0);
+    setSceneRect(shown);
+    centerOn(r.center().x(), shown.top() + viewport()->height() / (2 * s));
   }
 }
 

@@ -76,6 +76,8 @@ class GraphView : public QGraphicsView {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // Pixels to keep free above the graph for the legend when fitted at `scale` (0 when it clears the graph).
+  double legendBand(double scale) const;
   void relayout();
   void showLayout(const GraphLayout& layout);
   void applyDecorations();

@@ -6,6 +6,7 @@
 #include <QLineSeries>
 #include <QPen>
 #include <QScatterSeries>
+#include <QLogValueAxis>
 #include <QValueAxis>
 
 #include "ui/results/chart_install.h"
@@ -39,15 +40,14 @@ void LlmBestChart::setPoints(const std::vector<Point>& measured, std::optional<d
   QFont title = chart->titleFont();
   title.setPointSizeF(title.pointSizeF() * 0.9);
   chart->setTitleFont(title);
-  chart->setTitle(measured.empty() ? why_empty
-                                   : tr("Cold µs by round: dots candidates, green best so far, dashed builtin"));
-  double top = bar_us.value_or(0);
+  double top = bar_us.value_or(0), low = bar_us.value_or(0);
   auto* points = new QScatterSeries;
   points->setName(tr("candidate"));
   points->setMarkerSize(8);
   for (const auto& p : measured) {
     points->append(p.round, p.us);
     top = std::max(top, p.us);
+    if (p.us > 0) low = low > 0 ? std::min(low, p.us) : p.us;
   }
   auto* best = new QLineSeries;
   best->setName(tr("best so far"));
@@ -75,10 +75,27 @@ void LlmBestChart::setPoints(const std::vector<Point>& measured, std::optional<d
   else
     x->applyNiceNumbers();
   x->setLabelFormat("%.0f");
-  auto* y = new QValueAxis;
-  y->setRange(0, top > 0 ? top * 1.15 : 1);
-  y->setTickCount(3);
-  y->setLabelFormat("%.3g");
+  // Times a decade or more apart (a slow candidate at 279 µs beside a bar of 12 µs) go on a log axis: on a
+  // linear one the best and the bar, the comparison that matters, merge into one line at the bottom.
+  QAbstractAxis* y = nullptr;
+  log_scale_ = low > 0 && top / low >= 10;
+  if (log_scale_) {
+    auto* log_axis = new QLogValueAxis;
+    log_axis->setBase(10);
+    log_axis->setRange(low * 0.8, top * 1.25);  // not whole decades: the dock is low, every pixel counts
+    log_axis->setLabelFormat("%.3g");
+    log_axis->setMinorTickCount(8);
+    y = log_axis;
+  } else {
+    auto* linear = new QValueAxis;
+    linear->setRange(0, top > 0 ? top * 1.15 : 1);
+    linear->setTickCount(3);
+    linear->setLabelFormat("%.3g");
+    y = linear;
+  }
+  chart->setTitle(measured.empty() ? why_empty
+                                   : tr("Cold µs by round%1: dots candidates, green best so far, dashed builtin")
+                                         .arg(log_scale_ ? tr(" (log scale)") : QString()));
   install_chart(*this, chart, x, y);
 }
 

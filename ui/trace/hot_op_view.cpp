@@ -18,6 +18,9 @@
 #include "ui/trace/hot_op_table_model.h"
 
 namespace nova::ui {
+namespace {
+constexpr int kMaxNameWidth = 320;  // pixels; longer names are elided in the middle
+}  // namespace
 
 HotOpView::HotOpView(QWidget* parent)
     : QWidget(parent),
@@ -38,7 +41,12 @@ HotOpView::HotOpView(QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(HotOpTableModel::Name, QHeaderView::Stretch);
+  // The op's name keeps the width it needs (up to kMaxNameWidth, then elided in the middle with the whole
+  // name in its tooltip); the last column takes what is left. A stretched name column was squeezed to a
+  // few pixels ("[5] lin...") when the numeric columns filled the dock.
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideMiddle);
+  table_->horizontalHeader()->setStretchLastSection(true);
   table_->setAlternatingRowColors(true);
   filter_->setPlaceholderText(tr("Filter ops…"));
   filter_->setClearButtonEnabled(true);
@@ -100,7 +108,7 @@ void HotOpView::rerank() {
   bool groups = by_->currentIndex() == 1;
   model_->setRows(HotOpRanking::rank(result_, groups ? HotOpRanking::By::Group : HotOpRanking::By::Node));
   table_->resizeColumnsToContents();
-  table_->horizontalHeader()->setSectionResizeMode(HotOpTableModel::Name, QHeaderView::Stretch);
+  table_->setColumnWidth(HotOpTableModel::Name, std::min(table_->columnWidth(HotOpTableModel::Name), kMaxNameWidth));
 }
 
 QList<int> HotOpView::selectedIds() const {
