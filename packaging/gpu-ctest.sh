@@ -11,7 +11,8 @@
 #                                 against-event time comparison and the crashing/hanging kernels)
 #   NOVA_CTEST_SKIP=REGEX         tests left out (packaging/gpu-session.sh runs the turnaround test later,
 #                                 when nothing else runs on the box)
-# Not yet run on a GPU with NOVA_CTEST_JOBS above 1. The exit status is the first failing pass's, else 0.
+# Session 21 (an H100) ran it with NOVA_CTEST_JOBS=4: 15 tests in 320 s, all passing, against 672 s one at a
+# time in session 18. The exit status is the first failing pass's, else 0.
 set -uo pipefail
 build=${1:?BUILD_DIR}
 jobs=${NOVA_CTEST_JOBS:-1}

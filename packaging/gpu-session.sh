@@ -64,8 +64,9 @@ run_steps() {
         prepare_delivery "$build" 19 &
         local prepare=$!
         # The turnaround test times submissions end to end (target: median 10 s): with the builds beside it
-        # the standby worker's torch import ran late (session 18: 14.2 s), so it runs last, alone.
-        OUT="$build" NOVA_CTEST_SKIP=Turnaround NOVA_CTEST_JOBS="${NOVA_CTEST_JOBS:-1}" packaging/verify-gpu.sh "$build" > "$log/tests.log" 2>&1
+        # the standby worker's torch import ran late (session 18: 14.2 s), so it runs last, alone. The others in
+        # two lanes, 4 at a time unless NOVA_CTEST_JOBS says otherwise (packaging/gpu-ctest.sh; session 21: 320 s).
+        OUT="$build" NOVA_CTEST_SKIP=Turnaround NOVA_CTEST_JOBS="${NOVA_CTEST_JOBS:-4}" packaging/verify-gpu.sh "$build" > "$log/tests.log" 2>&1
         step "tests rc $? in $((SECONDS - t)) s"
         # `nova profile` as a user runs it, into the optimized project (the studio opens it there); the
         # raw CUPTI trace is kept as a fixture for CI.

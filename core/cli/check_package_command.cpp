@@ -49,15 +49,20 @@ std::string format_model_check(const ModelCheckResult& r) {
                        kernel, fallback);
   for (const auto& f : r.flags) out += "flag: " + f + "\n";
   if (!r.measurements.empty()) {
-    out += fmt::format("\n{:<20} {:>12} {:>12}\n", "variant", "cold us", "wall us");
+    out += fmt::format("\n{:<20} {:>12} {:>12} {:>14}\n", "variant", "cold us", "wall us", "energy mJ/call");
+    std::string no_energy;
     for (const std::string v : {"eager", "compile", "optimized", "optimized+compile"}) {
       auto median = [&](const std::string& mode) {
         for (const auto& m : r.measurements)
           if (m.variant == v && m.mode == mode) return fmt::format("{:.2f}", m.summary.median);
         return std::string("-");
       };
-      out += fmt::format("{:<20} {:>12} {:>12}\n", v, median("cold"), median("wall"));
+      const auto mj = r.energy_mj(v);
+      if (!mj && no_energy.empty()) no_energy = r.energy_missing(v);
+      out += fmt::format("{:<20} {:>12} {:>12} {:>14}\n", v, median("cold"), median("wall"),
+                         mj ? fmt::format("{:.3f}", *mj) : std::string("-"));
     }
+    if (!no_energy.empty()) out += "energy -: " + no_energy + "\n";
     out += fmt::format("\n{:<32} {:<28} {:<28}\n", "ratio (95% interval)", "cold", "wall");
     static const std::vector<std::pair<std::string, std::string>> kRows = {{"optimized", "eager"},
                                                                          {"optimized", "compile"},

@@ -462,8 +462,7 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
       "the whole model was not measured side by side: run `nova export`, then `nova check-package` on a GPU machine";
   h.cold_vs_eager = h.wall_vs_eager = h.cold_vs_compile = h.wall_vs_compile = ReportFigure::not_measured(no_check);
   h.time_before = h.time_after = ReportFigure::not_measured(no_check);
-  h.energy_before = h.energy_after =
-      ReportFigure::not_measured("the whole-model check (nova check-package) does not measure energy");
+  h.energy_before = h.energy_after = ReportFigure::not_measured(no_check);
   h.package = "not exported";
   if (check) {
     const std::string src = fmt::format("model_check {}", check->id);
@@ -484,6 +483,13 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
     };
     h.time_before = time_of(find("eager"), src, "the model's eager time");
     h.time_after = time_of(find("optimized"), src, "the optimized model's time");
+    auto energy_of = [&](const std::string& variant) {
+      const auto mj = check->value.energy_mj(variant);
+      return mj ? ReportFigure::quantity(*mj, "mJ", src)
+                : ReportFigure::not_measured(src + ": " + check->value.energy_missing(variant));
+    };
+    h.energy_before = energy_of("eager");
+    h.energy_after = energy_of("optimized");
     h.package = check->value.package + (check->value.package_version.empty() ? "" : " " + check->value.package_version);
     h.whole_model_note = fmt::format("measured by nova check-package ({}): the exported package's ModelNew against the "
                                      "client's Model, interleaved in one process",

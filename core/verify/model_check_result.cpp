@@ -101,13 +101,33 @@ void to_json(json& j, const ModelCheckResult& r) {
                      {"calls", calls}};
   json benchmark = nullptr;
   if (!r.measurements.empty() || !r.bench_errors.empty())
-    benchmark = {{"measurements", r.measurements}, {"errors", r.bench_errors}, {"method", r.bench_method}};
+    benchmark = {{"measurements", r.measurements},
+                 {"errors", r.bench_errors},
+                 {"method", r.bench_method},
+                 {"energy", r.energy}};
   j = {{"package", r.package},       {"package_version", r.package_version},
        {"manifest", r.manifest},     {"validation", validation},
        {"benchmark", benchmark},     {"environment", r.environment},
        {"elapsed_s", r.elapsed_s},   {"ratios", ratios},
        {"amdahl_estimate", r.amdahl_estimate ? json(*r.amdahl_estimate) : json(nullptr)},
        {"review", r.review}};
+}
+
+std::optional<double> ModelCheckResult::energy_mj(const std::string& variant) const {
+  if (!energy.is_object() || !energy.contains(variant)) return std::nullopt;
+  const json& e = energy[variant];
+  if (!e.is_object() || !e.value("available", false) || !e.contains("mj_per_call") || !e["mj_per_call"].is_number())
+    return std::nullopt;
+  return e["mj_per_call"].get<double>();
+}
+
+std::string ModelCheckResult::energy_missing(const std::string& variant) const {
+  if (energy_mj(variant)) return "";
+  if (energy.empty()) return "this check was recorded before nova check-package measured energy";
+  if (!energy.contains(variant)) return "no energy reading of " + variant;
+  const json& e = energy[variant];
+  const std::string reason = e.is_object() ? e.value("reason", std::string()) : std::string();
+  return reason.empty() ? "no energy reading of " + variant : "NVML: " + reason;
 }
 
 void from_json(const json& j, ModelCheckResult& r) {
@@ -127,6 +147,7 @@ void from_json(const json& j, ModelCheckResult& r) {
     r.measurements = b.value("measurements", std::vector<Measurement>{});
     r.bench_errors = b.value("errors", json::object());
     r.bench_method = b.value("method", json::object());
+    if (b.contains("energy") && b["energy"].is_object()) r.energy = b["energy"];
   }
   r.environment = j.value("environment", json::object());
   r.elapsed_s = j.value("elapsed_s", 0.0);

@@ -46,6 +46,9 @@ struct ModelCheckResult {
   std::vector<Measurement> measurements;            // empty when validation failed
   nlohmann::json bench_errors = nlohmann::json::object();
   nlohmann::json bench_method = nlohmann::json::object();
+  // Per variant: {"available": true, "mj_per_call", "calls", "seconds", "mean_power_w"} or
+  // {"available": false, "reason"}; empty for a check recorded before the worker measured energy.
+  nlohmann::json energy = nlohmann::json::object();
   nlohmann::json environment = nlohmann::json::object();
   double elapsed_s = 0;
 
@@ -60,6 +63,10 @@ struct ModelCheckResult {
 
   void recompute();
   const ModelRatio* ratio(const std::string& mode, const std::string& subject, const std::string& baseline) const;
+  // Energy per call of a variant in mJ, when NVML measured it.
+  std::optional<double> energy_mj(const std::string& variant) const;
+  // Why a variant has no energy figure ("" when it has one).
+  std::string energy_missing(const std::string& variant) const;
   bool operator==(const ModelCheckResult&) const = default;
 };
 

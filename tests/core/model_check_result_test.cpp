@@ -220,6 +220,30 @@ TEST(ModelCheckResult, RecordedSession18ChecksRunTheKernelsAndCompiledModelNewKe
   }
 }
 
+// Energy per call per variant (model_check.py's NVML readings) round-trips through the stored JSON; a
+// variant without a reading says why, and a check recorded before energy was measured says that.
+TEST(ModelCheckResult, EnergyPerCallRoundTripsAndAMissingReadingSaysWhy) {
+  std::ifstream in(test::fixtures_dir() / "deliver" / "h100_session21" / "mlp_block.check.json");
+  ASSERT_TRUE(in) << "missing fixture";
+  json j = json::parse(in);
+  const ModelCheckResult before = j.get<ModelCheckResult>();
+  EXPECT_FALSE(before.energy_mj("eager"));
+  EXPECT_EQ(before.energy_missing("eager"), "this check was recorded before nova check-package measured energy");
+  j["benchmark"]["energy"] = {{"eager", {{"available", true}, {"mj_per_call", 412.5}, {"calls", 220}}},
+                              {"optimized", {{"available", true}, {"mj_per_call", 268.0}, {"calls", 340}}},
+                              {"compile", {{"available", false}, {"reason", "NVML has no energy counter for this GPU"}}}};
+  const ModelCheckResult r = j.get<ModelCheckResult>();
+  ASSERT_TRUE(r.energy_mj("eager") && r.energy_mj("optimized"));
+  EXPECT_DOUBLE_EQ(*r.energy_mj("eager"), 412.5);
+  EXPECT_DOUBLE_EQ(*r.energy_mj("optimized"), 268.0);
+  EXPECT_FALSE(r.energy_mj("compile"));
+  EXPECT_EQ(r.energy_missing("compile"), "NVML: NVML has no energy counter for this GPU");
+  EXPECT_EQ(r.energy_missing("optimized+compile"), "no energy reading of optimized+compile");
+  const ModelCheckResult back = json(r).get<ModelCheckResult>();
+  EXPECT_EQ(back, r);
+  EXPECT_DOUBLE_EQ(*back.energy_mj("optimized"), 268.0);
+}
+
 // The nine shared examples' whole-model checks of one recorded run (tests/fixtures/deliver/RUN): every
 // group call ran the kernels, every model is faster than eager cold and wall beyond the noise, and the
 // review does not call any of them host-bound. Returns the geometric mean of each (mode, subject, baseline)

@@ -263,10 +263,15 @@ TEST_F(ReportFixture, AWholeModelCheckGivesTheFirstPagesSpeedupsAndTimes) {
     if (m["variant"] == "candidate") c["variant"] = "optimized";
     measurements.push_back(c);
   }
+  // Energy per call as model_check.py records it (bench._energy per variant): the run's readings.
+  ASSERT_TRUE(bench["energy"]["eager"].value("available", false));
+  const json energy = {{"eager", bench["energy"]["eager"]},
+                       {"optimized", bench["energy"]["candidate"]},
+                       {"compile", {{"available", false}, {"reason", "scripted: no reading"}}}};
   const json check = {{"package", "nova_matmul_scaling_residual_add"},
                       {"package_version", "0.1.0"},
                       {"validation", {{"passed", true}, {"calls", {{"group0", {{"kernel", 15}, {"fallback", 0}}}}}}},
-                      {"benchmark", {{"measurements", measurements}}},
+                      {"benchmark", {{"measurements", measurements}, {"energy", energy}}},
                       {"environment", bench["environment"]},
                       {"elapsed_s", 12.5}};
   const std::int64_t id = session->store().add_model_check({0, "nova_matmul_scaling_residual_add", "/tmp/pkg", true, check.dump(), ""});
@@ -284,7 +289,12 @@ TEST_F(ReportFixture, AWholeModelCheckGivesTheFirstPagesSpeedupsAndTimes) {
   ASSERT_TRUE(h.time_before.value && h.time_after.value);
   EXPECT_DOUBLE_EQ(*h.time_before.value, typed.measurements[1].summary.median);  // eager, cold
   EXPECT_EQ(h.package, "nova_matmul_scaling_residual_add 0.1.0");
-  EXPECT_FALSE(h.energy_before.value);  // the whole-model check measures no energy
+  // Energy per call before and after, from the same check.
+  ASSERT_TRUE(h.energy_before.value && h.energy_after.value);
+  EXPECT_DOUBLE_EQ(*h.energy_before.value, bench["energy"]["eager"]["mj_per_call"].get<double>());
+  EXPECT_DOUBLE_EQ(*h.energy_after.value, bench["energy"]["candidate"]["mj_per_call"].get<double>());
+  EXPECT_EQ(h.energy_after.source, h.cold_vs_eager.source);
+  EXPECT_EQ(typed.energy_missing("compile"), "NVML: scripted: no reading");
   // Its raw samples are in the appendix under its id.
   int series = 0;
   for (const auto& s : data.samples) series += s.source == h.cold_vs_eager.source;

@@ -104,9 +104,9 @@ def test_a_package_that_cannot_be_imported_is_the_users_error(tmp_path):
 
 
 def test_the_whole_model_benchmark_times_every_variant_with_autograd_off(tmp_path, monkeypatch):
-    """bench_model's timers replaced by ones that call each variant and note whether autograd was on
-    (the real ones need CUDA events): every variant, eager and ModelNew alike, runs without it, and
-    the method says so. torch.compile is left out (no compiler needed for this)."""
+    """bench_model's timers and energy reading replaced by ones that call each variant and note whether
+    autograd was on (the real ones need CUDA events and NVML): every variant, eager and ModelNew alike,
+    runs without it, each gets its energy per call, and the method says so. torch.compile is left out (no compiler needed for this)."""
     seen = {}
 
     def timed(variants, *args, **kwargs):
@@ -129,6 +129,15 @@ def test_the_whole_model_benchmark_times_every_variant_with_autograd_off(tmp_pat
     monkeypatch.setattr(model_check, "_wall_times", timed)
     monkeypatch.setattr(model_check, "cold_leads", lambda variants: ({}, None, {}, 0))
     monkeypatch.setattr(model_check, "L2Flush", NoFlush)
+
+    def energy(nvml, fn):  # bench._energy reads NVML around a loop of calls; here one call, a fixed reading
+        fn()
+        seen.setdefault("energy", set()).add(torch.is_grad_enabled())
+        return {"available": True, "mj_per_call": 2.5, "calls": 1, "seconds": 0.3, "mean_power_w": 8.3}
+
+    monkeypatch.setattr(model_check, "Nvml", lambda device: object())
+    monkeypatch.setattr(model_check.torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(model_check, "_energy", energy)
     monkeypatch.setattr(model_check.torch, "compile", lambda module: (_ for _ in ()).throw(RuntimeError("no compiler")))
     problem = model_check.load_client_model({"model_source": MODEL, "model_name": "client_model.py",
                                              "work_dir": str(tmp_path)}, "cpu")
@@ -137,7 +146,11 @@ def test_the_whole_model_benchmark_times_every_variant_with_autograd_off(tmp_pat
     bench = model_check.bench_model(problem, pkg, 1234, ["cold", "wall"], "clean", 3, 1.0, torch.device("cpu"),
                                     lambda *a, **k: None)
     assert torch.is_grad_enabled()  # restored for the caller
-    assert seen == {"eager": {False}, "optimized": {False}}
+    assert seen == {"eager": {False}, "optimized": {False}, "energy": {False}}
     assert "torch.no_grad" in bench["method"]["autograd"]
     assert {m["variant"] for m in bench["measurements"]} == {"eager", "optimized"}
     assert set(bench["errors"]) == {"compile", "optimized+compile"}
+    # Energy per call of every variant that was timed, as core reads it (ModelCheckResult::energy_mj).
+    assert set(bench["energy"]) == {"eager", "optimized"}
+    assert bench["energy"]["optimized"]["mj_per_call"] == 2.5
+    assert "NVML" in bench["method"]["energy"]

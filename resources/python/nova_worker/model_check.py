@@ -11,7 +11,9 @@ ran its kernels and how many fell back to the original PyTorch ops (the shape gu
 Benchmark: eager of the original, torch.compile of the original, ModelNew, and torch.compile of
 ModelNew, interleaved call by call in this one process; cold (CUDA events, the L2 flushed before
 each call, a GPU spin ahead of each call so launch gaps do not count) and wall (host time per call,
-back to back). Raw samples are returned; core computes the ratios and their intervals.
+back to back). Raw samples are returned; core computes the ratios and their intervals. Energy per call
+of each variant comes from NVML's total-energy counter over a loop of at least 0.3 s (as for the groups,
+bench.py), or says why there is none.
 """
 
 import importlib
@@ -23,8 +25,8 @@ import time
 import torch
 
 from . import candidates, schemas
-from .bench import L2Flush, _event_times, _wall_times, _warm_up, cold_leads, summarize
-from .env_record import environment
+from .bench import L2Flush, _energy, _event_times, _wall_times, _warm_up, cold_leads, summarize
+from .env_record import Nvml, environment
 from .protocol import WorkerFailure
 from .validate import CLOSER_FLAG, _same, compare, judge_output, tolerance_for
 
@@ -150,7 +152,10 @@ def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, 
     if "wall" in modes:
         progress("timing the whole model (wall)", 0.85)
         record("wall", "wall_us", _wall_times(variants, 30, per_round))
-    return {"measurements": measurements, "errors": errors,
+    progress("energy per call", 0.93)
+    nvml = Nvml(torch.cuda.current_device())
+    energy = {n: _energy(nvml, fn) for n, fn in variants.items()}
+    return {"measurements": measurements, "errors": errors, "energy": energy,
             "method": {"variants": order, "modes": modes, "interleaved": True, "calls": calls,
                        "wall": f"30 rounds of {per_round} back-to-back calls", "l2_flush": l2_flush,
                        "l2_flush_bytes": flush.write_bytes, "l2_flush_read_bytes": flush.read_bytes,
@@ -158,6 +163,7 @@ def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, 
                        "autograd": "off (torch.no_grad) for every variant: inference",
                        "timer": "CUDA events on the current stream",
                        "compile": "torch.compile default mode after torch._dynamo.reset()",
+                       "energy": "NVML total energy counter over a loop of at least 0.3 s per variant",
                        "warmup": "at least 3 calls and 25 ms per variant"}}
 
 

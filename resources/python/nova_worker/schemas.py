@@ -207,6 +207,9 @@ class ModelCheckBenchmark(TypedDict):
     measurements: List[Measurement]
     errors: Dict[str, str]
     method: Dict[str, Any]
+    # variant -> {"available": True, "mj_per_call", "calls", "seconds", "mean_power_w"} or
+    # {"available": False, "reason"} (bench._energy)
+    energy: Dict[str, Dict[str, Any]]
 
 
 class ModelCheckResult(TypedDict):
