@@ -147,6 +147,14 @@ contiguous: where the model hands a group a strided view (a transposed key in at
 a contiguous copy of it, and the whole-model figures below include that copy.
 
 {shapes_or_none}
+## torch.compile
+
+Every op has a fake (meta) implementation (`torch.library.register_fake`), so `torch.compile` traces
+through `ModelNew` in one graph, on its own or inside a larger compiled model. Compiling `ModelNew` on
+its own does not make its kernels faster (they are already fused), and it adds `torch.compile`'s own
+host cost to every call: where a call's time is mostly host time (small inputs), the compiled model is
+slower per call than `ModelNew` alone. `python benchmark.py` measures both on your GPU.
+
 ## Training
 
 Each op has an autograd formula (`torch.library.register_autograd`): backward recomputes the group's

@@ -180,6 +180,8 @@ TEST_F(ExportFixture, APackageIsWrittenAndItsOwnTestsPassOnTheCpu) {
   EXPECT_NE(readme.find("nova export m.py --out pkg"), std::string::npos);
   EXPECT_NE(readme.find("Whole model: not measured"), std::string::npos);
   EXPECT_NE(readme.find("with torch.no_grad():"), std::string::npos);  // inference, as the figures were timed
+  // What compiling ModelNew costs (session 21: slower per call in wall time on every shared example).
+  EXPECT_NE(readme.find("slower per call than `ModelNew` alone"), std::string::npos);
   // The stored benchmark's cold ratio against eager, as the project holds it.
   const auto& s = p.groups[0].benchmark->speedups;
   auto cold = std::find_if(s.begin(), s.end(), [](const Speedup& x) { return x.mode == "cold" && x.baseline == "eager"; });
