@@ -7,6 +7,10 @@
 #include <QApplication>
 #include <QPushButton>
 #include <QTableView>
+#include <QBarCategoryAxis>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QFontMetrics>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -146,10 +150,56 @@ TEST(RooflineChart, PlacesTheVersionAndBaselinesUnderTheCopysMemoryRoof) {
   chart.resize(600, 420);
   chart.setDots(dots, bandwidth, "not measured");
   EXPECT_EQ(chart.dotCount(), 3);
-  EXPECT_EQ(chart.title(), "Roofline (cold) · memory roof = copy reference");
+  EXPECT_EQ(chart.title(), "Roofline (cold) · dashed roof 3.65 TB/s (copy)");
   chart.clear("Roofline: not measured (no benchmark yet)");
   EXPECT_EQ(chart.dotCount(), 0);
   EXPECT_EQ(chart.title(), "Roofline: not measured (no benchmark yet)");
+}
+
+// Every label of both charts fits at the size the studio gives them (about 450 and 330 px wide beside each
+// other; the GPU box's screenshots showed "GPU ti…", "copy of the …", "PyTorc…", "memo…" cut short): each
+// category label within its share of the plot, and the legend's entries, with their markers, within the
+// legend's width.
+TEST(ResultsPanel, TheChartsLabelsFitTheWidthTheStudioGivesThem) {
+  std::ifstream f(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  ASSERT_TRUE(f) << "missing fixture layernorm_gelu_g0.copy_reference.h200.json";
+  const BenchmarkResult b = nlohmann::json::parse(f).get<BenchmarkResult>();
+  auto legend_fits = [](QChart* chart) {
+    const QFontMetrics fm(chart->legend()->font());
+    double needed = 0;
+    for (auto* marker : chart->legend()->markers())
+      if (marker->isVisible()) needed += fm.horizontalAdvance(marker->label()) + 2 * fm.height() + 8;
+    return std::make_pair(needed, chart->legend()->geometry().width());
+  };
+  BenchmarkChart bench;
+  bench.resize(450, 280);
+  bench.setResult(b);
+  bench.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&bench));
+  auto* categories = qobject_cast<QBarCategoryAxis*>(bench.chart()->axes(Qt::Horizontal).value(0));
+  ASSERT_TRUE(categories);
+  const QFontMetrics axis_fm(categories->labelsFont());
+  for (const QString& c : categories->categories())
+    EXPECT_LE(axis_fm.horizontalAdvance(c), bench.chart()->plotArea().width() / categories->count()) << c.toStdString();
+  auto [bench_needed, bench_width] = legend_fits(bench.chart());
+  EXPECT_LE(bench_needed, bench_width);
+  EXPECT_TRUE(bench.toolTip().contains("cold: GPU time with the L2 flushed before each call"));
+  save(bench, "benchmark_chart_450.png");
+
+  RooflineChart roof;
+  roof.resize(330, 280);
+  roof.setDots(RooflineChart::dotsOf(b, 4.0e8, 1.0, "v7", true, true), RooflineChart::bandwidthOf(b), "none");
+  roof.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&roof));
+  auto [roof_needed, roof_width] = legend_fits(roof.chart());
+  EXPECT_LE(roof_needed, roof_width);
+  // The title and the axis titles within the plot's width (the chart's margins are not theirs).
+  const double plot_width = roof.chart()->plotArea().width() + 60;  // the y axis' labels sit left of the plot
+  EXPECT_LE(QFontMetrics(roof.chart()->titleFont()).horizontalAdvance(roof.title()), plot_width);
+  for (auto* axis : roof.chart()->axes())
+    EXPECT_LE(QFontMetrics(axis->titleFont()).horizontalAdvance(axis->titleText()), plot_width)
+        << axis->titleText().toStdString();
+  save(roof, "roofline_chart_330.png");
 }
 
 TEST(ResultsPanel, SaysTheColdModeLeftNoDirtyLineToWriteBack) {

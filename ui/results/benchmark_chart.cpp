@@ -19,6 +19,17 @@ QString BenchmarkChart::modeLabel(const std::string& mode) {
   return QString::fromStdString(mode);
 }
 
+QString BenchmarkChart::shortModeLabel(const std::string& mode) {
+  if (mode == "graph") return tr("CUDA graph");
+  return QString::fromStdString(mode);  // cold, warm, wall: the chart's tooltip says what each is
+}
+
+QString BenchmarkChart::shortVariantLabel(const std::string& variant) {
+  if (variant == "eager") return tr("eager");
+  if (variant == BenchmarkResult::kCopyReference) return tr("copy (floor)");
+  return variantLabel(variant);
+}
+
 QString BenchmarkChart::variantLabel(const std::string& variant) {
   if (variant == "compile") return "torch.compile";
   if (variant == "eager") return "PyTorch eager";
@@ -30,6 +41,9 @@ BenchmarkChart::BenchmarkChart(QWidget* parent) : QChartView(parent) {
   setRenderHint(QPainter::Antialiasing);
   chart()->setTitle(tr("No benchmark yet"));
   setMinimumSize(480, 300);
+  setToolTip(tr("cold: GPU time with the L2 flushed before each call\nwarm: GPU time, warm L2\n"
+                "CUDA graph: GPU time of a CUDA-graph replay\nwall: host time per call, back to back\n"
+                "copy (floor): a copy of the same bytes, the memory-bound floor"));
 }
 
 void BenchmarkChart::clear() {
@@ -45,9 +59,10 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
   auto* chart = new QChart;
   chart->setTitle(tr("Time per call (us): median, IQR box, 1.5 IQR whiskers"));
   chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setShowToolTips(true);
   auto modes = r.modes();
   QStringList categories;
-  for (const auto& m : modes) categories << modeLabel(m);
+  for (const auto& m : modes) categories << shortModeLabel(m);  // the long forms cut short in the panel
   double top = 0;
   boxes_ = 0;
   const QColor colors[] = {QColor(120, 120, 120), QColor(70, 120, 200), QColor(230, 120, 30),
@@ -55,12 +70,12 @@ void BenchmarkChart::setResult(const BenchmarkResult& r) {
   int ci = 0;
   for (const char* variant : {"eager", "compile", "candidate", BenchmarkResult::kCopyReference}) {
     auto* series = new QBoxPlotSeries;
-    series->setName(variantLabel(variant));
+    series->setName(shortVariantLabel(variant));
     const QColor color = colors[ci++ % 4];
     bool any = false;
     for (const auto& mode : modes) {
       const Measurement* m = r.find(variant, mode);
-      auto* set = new QBoxSet(modeLabel(mode));
+      auto* set = new QBoxSet(shortModeLabel(mode));
       if (m && m->summary.n > 0) {
         const auto& s = m->summary;
         double lo = s.q1 - 1.5 * s.iqr, hi = s.q3 + 1.5 * s.iqr;

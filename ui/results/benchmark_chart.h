@@ -18,6 +18,10 @@ class BenchmarkChart : public QChartView {
   // Words for a mode ("GPU time, L2 flushed") and a variant ("PyTorch eager"), shared with the panel.
   static QString modeLabel(const std::string& mode);
   static QString variantLabel(const std::string& variant);
+  // The chart's own labels, short enough for the results panel ("cold", "CUDA graph"; "eager",
+  // "copy (floor)"); the view's tooltip gives the long forms.
+  static QString shortModeLabel(const std::string& mode);
+  static QString shortVariantLabel(const std::string& variant);
 
  private:
   int boxes_ = 0;

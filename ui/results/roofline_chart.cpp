@@ -5,6 +5,8 @@
 
 #include <QChart>
 #include <QLineSeries>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLogValueAxis>
 #include <QPen>
 #include <QScatterSeries>
@@ -95,17 +97,20 @@ void RooflineChart::setDots(const std::vector<Dot>& dots, std::optional<double> 
     install_chart(*this, chart, nullptr, nullptr);
     return;
   }
-  chart->setTitle(bandwidth ? tr("Roofline (cold) · memory roof = copy reference")
+  // The roof's figure is in the title, not the legend: the panel is narrow, and a legend entry per
+  // series was cut short ("memo…", "PyTorc…") there.
+  chart->setTitle(bandwidth ? tr("Roofline (cold) · dashed roof %1 TB/s (copy)").arg(*bandwidth / 1e12, 0, 'f', 2)
                             : tr("Roofline (cold) · memory roof not measured"));
+  chart->legend()->setShowToolTips(true);
   double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = 0;
   auto* versions = new QScatterSeries;
-  versions->setName(tr("versions"));
+  versions->setName(tr("others"));
   versions->setMarkerSize(9);
   auto* shown = new QScatterSeries;
   shown->setName(tr("this version"));
   shown->setMarkerSize(13);
   auto* eager = new QScatterSeries;
-  eager->setName(tr("PyTorch eager"));
+  eager->setName(tr("eager"));
   eager->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
   eager->setMarkerSize(9);
   auto* compiled = new QScatterSeries;
@@ -144,12 +149,13 @@ void RooflineChart::setDots(const std::vector<Dot>& dots, std::optional<double> 
   if (roof) {
     chart->addSeries(roof);
     roof->setPen(QPen(QColor("#757575"), 2, Qt::DashLine));
+    for (auto* marker : chart->legend()->markers(roof)) marker->setVisible(false);
   }
   auto* x = new QLogValueAxis;
   x->setBase(10);
   x->setRange(xmin, xmax);
   x->setLabelFormat("%g");
-  x->setTitleText(tr("arithmetic intensity (FLOP/byte)"));
+  x->setTitleText(tr("FLOP/byte"));  // arithmetic intensity; longer was cut short in the panel
   auto* y = new QLogValueAxis;
   y->setBase(10);
   y->setRange(ymin, ymax);
