@@ -244,7 +244,7 @@ TEST(GraphView, TheFittedGraphIsNeverDrawnUnderTheLegend) {
         for (const auto& n : view.model()->graph().nodes) shares[n.id] = n.id;
         view.setNodeHeat(shares);
       }
-      view.showOverview();
+      if (!heat) view.showOverview();  // with heat, setNodeHeat refits the view the layout fitted
       QApplication::processEvents();
       const auto* legend = view.findChild<QLabel*>();
       ASSERT_TRUE(legend && legend->isVisible());

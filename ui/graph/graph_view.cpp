@@ -160,6 +160,7 @@ void GraphView::setNodeHeat(const std::map<int, double>& heat) {
   heat_ = heat;
   applyDecorations();
   updateLegend();
+  if (auto_fitted_) showOverview();  // the legend changed size: keep the fitted graph clear of it
 }
 
 void GraphView::updateLegend() {
