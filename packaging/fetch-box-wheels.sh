@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pyver="${1:-3.12}"
 dir="${2:-.whl}"
-pin() { sed -n "s/^$1==/$1==/p" packaging/requirements.txt | head -1; }
+pin() { grep -m1 "^$1==" packaging/requirements.txt || true; }
 kernelguard=$(pin kernelguard)
 pytest=$(pin pytest)
 [ -n "$kernelguard" ] || { echo "packaging/requirements.txt names no kernelguard version" >&2; exit 2; }

@@ -246,11 +246,15 @@ TEST(ModelCheckResult, EnergyPerCallRoundTripsAndAMissingReadingSaysWhy) {
 
 // The nine shared examples' whole-model checks of one recorded run (tests/fixtures/deliver/RUN): every
 // group call ran the kernels, every model is faster than eager cold and wall beyond the noise, and the
-// review does not call any of them host-bound. Returns the geometric mean of each (mode, subject, baseline)
-// ratio over the nine.
-std::map<std::tuple<std::string, std::string, std::string>, double> expect_every_shared_example_faster(
-    const std::string& run) {
-  std::map<std::tuple<std::string, std::string, std::string>, double> log_sum;
+// review does not call any of them host-bound. Returns the checks read, by model, and the geometric mean
+// of each (mode, subject, baseline) ratio over the nine.
+struct RecordedChecks {
+  std::map<std::string, ModelCheckResult> by_model;
+  std::map<std::tuple<std::string, std::string, std::string>, double> geomean;
+};
+RecordedChecks expect_every_shared_example_faster(const std::string& run) {
+  RecordedChecks out;
+  auto& log_sum = out.geomean;
   int n = 0;
   for (const std::string model : {"conv2d_min_add_multiply", "matmul_scaling_residual_add", "swish_bias_clamp",
                                   "softmax_rows", "layernorm_gelu", "linear_relu_bias", "conv2d_relu_hardswish",
@@ -260,7 +264,7 @@ std::map<std::tuple<std::string, std::string, std::string>, double> expect_every
     std::ifstream in(path);
     EXPECT_TRUE(in) << "missing fixture " << path;
     if (!in) continue;
-    ModelCheckResult r = json::parse(in).get<ModelCheckResult>();
+    const ModelCheckResult& r = out.by_model[model] = json::parse(in).get<ModelCheckResult>();
     EXPECT_TRUE(r.passed);
     EXPECT_EQ(r.environment.value("gpu", std::string()), "NVIDIA H100 80GB HBM3");
     EXPECT_FALSE(r.calls.empty());
@@ -276,7 +280,7 @@ std::map<std::tuple<std::string, std::string, std::string>, double> expect_every
   }
   EXPECT_EQ(n, 9);
   for (auto& [key, sum] : log_sum) sum = std::exp(sum / std::max(n, 1));
-  return log_sum;
+  return out;
 }
 
 // Session 19 on an H100, with the package's lean host path (the guard decided at capture, the graph below
@@ -284,7 +288,7 @@ std::map<std::tuple<std::string, std::string, std::string>, double> expect_every
 // group call ran the kernels (tiny_transformer_block's attention group too, on a contiguous copy), every
 // model is faster than eager cold and wall beyond the noise, and the wall geometric mean is >= 1.5x.
 TEST(ModelCheckResult, RecordedSession19EverySharedExampleIsFasterThanEagerColdAndWall) {
-  const auto geomean = expect_every_shared_example_faster("h100_session19");
+  const auto geomean = expect_every_shared_example_faster("h100_session19").geomean;
   EXPECT_GE(geomean.at({"wall", "optimized", "eager"}), 1.5);
 }
 
@@ -296,7 +300,8 @@ TEST(ModelCheckResult, RecordedSession19EverySharedExampleIsFasterThanEagerColdA
 // (wall) on every model, most on the two smallest (about 0.35x: torch.compile's own host cost per call
 // against ModelNew's short host path), and each check's review says so.
 TEST(ModelCheckResult, RecordedSession21MeetsTheWholeModelTargetsButCompiledModelNewCostsHostTime) {
-  const auto geomean = expect_every_shared_example_faster("h100_session21");
+  const RecordedChecks checks = expect_every_shared_example_faster("h100_session21");
+  const auto& geomean = checks.geomean;
   EXPECT_GE(geomean.at({"wall", "optimized", "eager"}), 1.5);
   EXPECT_GE(geomean.at({"cold", "optimized", "compile"}), 1.1);
   EXPECT_GE(geomean.at({"wall", "optimized", "compile"}), 1.1);
@@ -304,9 +309,8 @@ TEST(ModelCheckResult, RecordedSession21MeetsTheWholeModelTargetsButCompiledMode
   EXPECT_LT(geomean.at({"wall", "optimized+compile", "optimized"}), 1.0);
   for (const std::string model : {"mlp_block", "tiny_transformer_block"}) {
     SCOPED_TRACE(model);
-    std::ifstream in(test::fixtures_dir() / "deliver" / "h100_session21" / (model + ".check.json"));
-    ASSERT_TRUE(in);
-    ModelCheckResult r = json::parse(in).get<ModelCheckResult>();
+    ASSERT_TRUE(checks.by_model.count(model));
+    const ModelCheckResult& r = checks.by_model.at(model);
     for (const std::string mode : {"cold", "wall"}) {
       const ModelRatio* vs_compile = r.ratio(mode, "optimized", "compile");
       ASSERT_TRUE(vs_compile && vs_compile->interval);

@@ -278,6 +278,14 @@ double GraphView::legendBand(double scale) const {
   return legend_->width() + 12 <= margin ? 0 : legend_->geometry().bottom() + 6;
 }
 
+QRectF GraphView::showWithLegendBand(double scale) {
+  // The view's rect gets the band above the graph, so that centring it (the whole graph fits, nothing
+  // scrolls) or scrolling to its top draws the graph below the legend.
+  const QRectF shown = scene()->sceneRect().adjusted(0, -legendBand(scale) / scale, 0, 0);
+  setSceneRect(shown);
+  return shown;
+}
+
 void GraphView::fitAll() {
   if (scene()->items().isEmpty()) return;
   const QRectF r = scene()->sceneRect();
@@ -287,11 +295,7 @@ void GraphView::fitAll() {
   if (band > 0) s = std::min(vw / r.width(), std::max(1.0, vh - band) / r.height());
   s = std::clamp(s, kMinScale, 1.5);
   setTransform(QTransform::fromScale(s, s));
-  // The view's rect gets the band above the graph, so that centring it (the whole graph fits, nothing
-  // scrolls) draws the graph below the legend.
-  const QRectF shown = r.adjusted(0, -legendBand(s) / s, 0, 0);
-  setSceneRect(shown);
-  centerOn(shown.center());
+  centerOn(showWithLegendBand(s).center());
 }
 
 void GraphView::showOverview() {
@@ -301,9 +305,7 @@ void GraphView::showOverview() {
     const QRectF r = scene()->sceneRect();
     double s = std::clamp(viewport()->width() / r.width(), kReadableScale, 1.0);
     setTransform(QTransform::fromScale(s, s));
-    const QRectF shown = r.adjusted(0, -legendBand(s) / s, 0, 0);
-    setSceneRect(shown);
-    centerOn(r.center().x(), shown.top() + viewport()->height() / (2 * s));
+    centerOn(r.center().x(), showWithLegendBand(s).top() + viewport()->height() / (2 * s));
   }
 }
 

@@ -78,6 +78,8 @@ class GraphView : public QGraphicsView {
  private:
   // Pixels to keep free above the graph for the legend when fitted at `scale` (0 when it clears the graph).
   double legendBand(double scale) const;
+  // Sets the view's rect to the scene's with that band above it, at `scale`; returns it.
+  QRectF showWithLegendBand(double scale);
   void relayout();
   void showLayout(const GraphLayout& layout);
   void applyDecorations();
