@@ -8,12 +8,15 @@
 #                                                       tables, JSON) and $OUT/projects.tgz (project stores)
 #   NOVA_SESSION_STEPS="build optimize tests deliver llm client"   (the default: all, in this order)
 #     more steps: carried (the project stores in .carry/projects/MODEL/project.nova, from an earlier
-#     lease's optimize, in place of this one's), turnaround (the turnaround test alone), coverage
-#     (`nova optimize` over resources/examples into BUILD_DIR/coverage; NOVA_COVERAGE_MODELS picks them)
+#     lease's optimize, in place of this one's; or from .carry/projects.tar.xz, which packs them ten times
+#     smaller), turnaround (the turnaround test alone), coverage (`nova optimize` over resources/examples into
+#     BUILD_DIR/coverage; NOVA_COVERAGE_MODELS picks them), coverage2 (a second such run into BUILD_DIR/coverage2,
+#     of NOVA_COVERAGE_MODELS_2, so other steps can run between the two; NOVA_COVERAGE_FLAGS: more flags for both)
 #     studio (packaging/studio-gpu.sh: the studio's Profile action, from the kit in .carry/studio)
 #     ray (packaging/ray-gpu.sh: the local lane against a Ray head of the box, from the wheels in .carry/ray
 #     that packaging/fetch-ray-wheels.sh fetched; NOVA_RAY_MODELS picks the models)
-#     prepare (the delivery's exports and builds in the background, beside the next steps; deliver waits for them)
+#     prepare (the delivery's exports and builds in the background at nice 19, beside the next steps; deliver
+#     waits for them)
 #   NOVA_OPTIMIZE_MODELS="mlp_block ..."                (the optimize step's models; default all 11)
 #   NOVA_CLIENT_MODELS="mlp_block ..."                  (models that get the client's path; default three)
 # Wheels the box lacks (pytest for the client's tests, kernelguard): packaging/fetch-box-wheels.sh into .whl.
@@ -58,7 +61,7 @@ run_steps() {
         # shellcheck disable=SC2086
         OUT= packaging/optimize-gpu.sh "$build" ${NOVA_OPTIMIZE_MODELS:-} > "$log/optimize.log" 2>&1 ;;
       prepare)  # the delivery's exports and builds (CPU) in the background, beside the next steps (not timed ones)
-        prepare_delivery "$build" &
+        prepare_delivery "$build" 19 &
         prepare_pid=$! ;;
       tests)  # every GPU test, and beside them (CPU, low priority) the delivery's exports and builds
         prepare_delivery "$build" 19 &
@@ -90,6 +93,7 @@ run_steps() {
           > "$log/deliver-client.log" 2>&1 ;;
       llm) tests/support/llm_server/gpu_search.sh "$build" "$build/llm" > "$log/llm.log" 2>&1 ;;
       carried)
+        [ -f .carry/projects.tar.xz ] && tar xJf .carry/projects.tar.xz -C .carry
         for f in .carry/projects/*/project.nova; do
           mkdir -p "$build/optimize/projects/$(basename "$(dirname "$f")")" && cp "$f" "$_/"
         done
@@ -107,9 +111,16 @@ run_steps() {
       turnaround) ctest --test-dir "$build" -L gpu -R Turnaround --output-on-failure > "$log/turnaround.log" 2>&1 ;;
       coverage)
         # shellcheck disable=SC2046,SC2086
-        OUT="$build/coverage" packaging/optimize-gpu.sh "$build" \
+        OUT="$build/coverage" NOVA_OPTIMIZE_FLAGS="${NOVA_COVERAGE_FLAGS:-}" packaging/optimize-gpu.sh "$build" \
           ${NOVA_COVERAGE_MODELS:-$(cd resources/examples && ls *.py | sed 's/\.py$//' | grep -v '_large$')} \
           > "$log/coverage.log" 2>&1 ;;
+      coverage2)
+        if [ -z "${NOVA_COVERAGE_MODELS_2:-}" ]; then echo "coverage2 needs NOVA_COVERAGE_MODELS_2" > "$log/coverage2.log"; false
+        else
+          # shellcheck disable=SC2086
+          OUT="$build/coverage2" NOVA_OPTIMIZE_FLAGS="${NOVA_COVERAGE_FLAGS:-}" packaging/optimize-gpu.sh "$build" \
+            $NOVA_COVERAGE_MODELS_2 > "$log/coverage2.log" 2>&1
+        fi ;;
       *) echo "unknown step $s" >> "$log/progress.txt" ;;
     esac
     step "end $s rc $? in $((SECONDS - t)) s"
@@ -124,8 +135,8 @@ pack() {
      --exclude='extensions' --exclude='deliver-packages' --exclude='deliver-venvs' --exclude='reports' \
      --exclude='inputs' --exclude='traces' --exclude='packages' --exclude='work' \
      session optimize/*.txt optimize/*.json optimize/*.log coverage/optimize/*.txt coverage/optimize/*.json \
-     coverage/optimize/*.log studio ray/*.txt ray/local ray/ray deliver verify llm 2>/dev/null)
-  (cd "$build" && find optimize/projects llm/projects coverage/optimize/projects ray/local/optimize/projects ray/ray/optimize/projects -name project.nova 2>/dev/null \
+     coverage/optimize/*.log coverage2/optimize/*.txt coverage2/optimize/*.json coverage2/optimize/*.log studio ray/*.txt ray/local ray/ray deliver verify llm 2>/dev/null)
+  (cd "$build" && find optimize/projects llm/projects coverage/optimize/projects coverage2/optimize/projects ray/local/optimize/projects ray/ray/optimize/projects -name project.nova 2>/dev/null \
      | tar czf "$out/projects.tgz" -T - 2>/dev/null)
   ls -la "$out"
 }
