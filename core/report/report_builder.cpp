@@ -420,7 +420,10 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
     for (const auto& v : versions) {
       any_llm = any_llm || v.version.origin.kind == OriginKind::llm;
       if (v.validation) {
-        note_env(v.validation->value.environment, v.validation->source());
+        // A version refused or failed to build before any trial never reached a GPU: it has no figure to
+        // tie to a machine (the integrity section lists why it stopped).
+        const ValidationResult& val = v.validation->value;
+        if (val.passed || !val.trials.empty()) note_env(val.environment, v.validation->source());
         gpu_seconds += v.validation->value.elapsed_s;
         ++results_counted;
         stamps.insert(v.validation->created_at);

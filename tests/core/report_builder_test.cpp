@@ -372,6 +372,28 @@ TEST_F(ReportFixture, AResultWithoutItsEnvironmentIsNamed) {
   EXPECT_NE(all.find(bench), std::string::npos) << all;
 }
 
+// A version refused before any trial (here a user edit that makes a CUDA stream of its own) never reached a
+// GPU: its stored validation has no environment and no figure, so the report does not list it among the
+// results it cannot tie to a machine (session 22's matmul report did, for two refused LLM candidates).
+TEST_F(ReportFixture, AVersionRefusedBeforeAnyTrialIsNotAResultWithoutItsEnvironment) {
+  build({pair(recorded_validation(), recorded_bench())});
+  const std::int64_t refused = session->store().add_user_edit(
+      versions[0], session->store().version(versions[0]).source +
+                       "\nstatic void own_stream() { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); }\n");
+  JobInfo eval = session->wait(session->evaluate(refused));
+  ASSERT_EQ(eval.state, JobState::Succeeded) << eval.error;
+  const auto results = session->store().results(refused);
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_EQ(results[0].kind, "validation");
+  const ValidationResult stored = json::parse(results[0].json).get<ValidationResult>();
+  ASSERT_FALSE(stored.passed) << stored.verdict;
+  ASSERT_TRUE(stored.trials.empty());
+  // (The recorded validation of the first version has no environment, and is named.)
+  const std::string all = json(report().problems).dump();
+  EXPECT_NE(all.find(fmt::format("recorded in result {}", result_ids(versions[0]).at("validation"))), std::string::npos) << all;
+  EXPECT_EQ(all.find(fmt::format("result {}", results[0].id)), std::string::npos) << all;
+}
+
 TEST_F(ReportFixture, AProjectWithNothingValidatedIsRefusedWithWhatToDo) {
   build({});
   try {

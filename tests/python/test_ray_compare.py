@@ -59,3 +59,30 @@ def test_a_missing_selection_is_named(tmp_path):
     code, out = compare(tmp_path, {"swish_bias_clamp": swish}, {}, ["swish_bias_clamp"])
     assert code == 1
     assert "no selection from the ray run" in out
+
+
+RAY_SESSION22 = os.path.join(HERE, "..", "fixtures", "ray", "h100_session22")
+
+
+def test_the_recorded_one_gpu_run_agrees_and_prints_what_it_printed_on_the_gpu_box():
+    # Session 22 on an H100 (packaging/ray-gpu.sh): `nova optimize` on the local lane, then with --ray on a
+    # Ray head of the same machine; the same verdicts, versions and ratios within their intervals.
+    models = ["swish_bias_clamp", "matmul_scaling_residual_add"]
+    r = subprocess.run([sys.executable, SCRIPT, os.path.join(RAY_SESSION22, "local"), os.path.join(RAY_SESSION22, "ray"),
+                        *models], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with open(os.path.join(RAY_SESSION22, "compare.txt"), encoding="utf-8") as f:
+        assert r.stdout == f.read()
+    assert "2 of 2 groups agree" in r.stdout
+
+
+def test_a_result_made_on_ray_names_the_cluster_node_and_gpu_it_ran_on():
+    with open(os.path.join(RAY_SESSION22, "swish_bias_clamp.ray_environments.json"), encoding="utf-8") as f:
+        environments = json.load(f)
+    assert set(environments) == {"validation", "benchmark"}
+    for kind, env in environments.items():
+        ray = env["ray"]
+        assert ray["address"] == "127.0.0.1:6390", kind
+        assert ray["gpu_ids"] == ["0"] and ray["accelerator"] == "H100", kind
+        assert len(ray["node_id"]) == 56 and ray["host"] == env["host"], kind
+        assert env["gpu"] == "NVIDIA H100 80GB HBM3", kind
