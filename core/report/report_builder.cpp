@@ -273,6 +273,37 @@ void add_fact(std::vector<ReportFact>& facts, const std::string& label, const st
   facts.push_back({label, text.empty() ? "not recorded" : text, text.empty() ? "" : source});
 }
 
+// The GPU's theoretical fp32 peak on its CUDA cores, as Nsight Compute draws its roofline's peak: SMs x
+// FP32 lanes per SM x 2 (an FMA is two FLOPs) x the highest SM clock the result saw. The lanes per SM by
+// compute capability are the CUDA programming guide's throughput table (32-bit floating-point FMA per clock
+// per SM). Unset, with why, where the environment lacks one of them.
+struct Fp32Peak {
+  double gflop_per_s = 0;
+  int sm_count = 0, lanes = 0, clock_mhz = 0;
+  std::string missing;
+};
+Fp32Peak fp32_peak(const json& env) {
+  Fp32Peak p;
+  const std::string cap = env_text(env, "capability");
+  static const std::map<std::string, int> lanes = {{"sm_70", 64},  {"sm_75", 64},  {"sm_80", 64},  {"sm_86", 128},
+                                                   {"sm_87", 128}, {"sm_89", 128}, {"sm_90", 128}, {"sm_100", 128},
+                                                   {"sm_120", 128}};
+  if (!lanes.count(cap)) {
+    p.missing = cap.empty() ? "the results record no compute capability" : "no FP32 lane count known for " + cap;
+    return p;
+  }
+  p.lanes = lanes.at(cap);
+  p.sm_count = env.contains("sm_count") && env["sm_count"].is_number() ? env["sm_count"].get<int>() : 0;
+  if (env.contains("clocks_seen") && env["clocks_seen"].is_array())
+    for (const auto& c : env["clocks_seen"]) p.clock_mhz = std::max(p.clock_mhz, c.value("sm", 0));
+  if (p.sm_count <= 0 || p.clock_mhz <= 0) {
+    p.missing = "the results record no SM count or SM clock";
+    return p;
+  }
+  p.gflop_per_s = double(p.sm_count) * p.lanes * 2.0 * p.clock_mhz * 1e-3;
+  return p;
+}
+
 void environment_facts(ReportData& d, const json& env, const std::string& source) {
   auto& f = d.environment;
   std::string gpu = env_text(env, "gpu");
@@ -532,8 +563,6 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
     if (g.outcome == "unmeasured")
       d.problems.push_back(fmt::format("group {}: {}", g.group_id, g.reason));
 
-  d.roofline_peak_flop_rate =
-      ReportFigure::not_measured("nova measures no peak FLOP rate yet; only the memory roof is drawn");
   d.roofline_bandwidth = ReportFigure::not_measured("no benchmark timed the copy reference (cold)");
   double fastest = 0;
   for (const auto& [group, versions] : by_group)
@@ -547,6 +576,25 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
 
   if (first_env) environment_facts(d, *first_env, first_env_source);
   else environment_facts(d, json::object(), "");
+  // The peak line: theoretical (nova times no peak-FLOP kernel), from the first result's environment.
+  d.roofline_peak_flop_rate = ReportFigure::not_measured("no result recorded its GPU");
+  if (setups.size() > 1) {
+    d.roofline_peak_flop_rate = ReportFigure::not_measured("the results come from different GPUs or torch versions");
+  } else if (first_env && first_env_source.rfind("result ", 0) == 0) {
+    const Fp32Peak peak = fp32_peak(*first_env);
+    if (peak.missing.empty()) {
+      d.roofline_peak_flop_rate = ReportFigure::quantity(peak.gflop_per_s, "GFLOP/s", "estimate from " + first_env_source);
+      d.roofline_peak_flop_rate.text += " fp32 CUDA cores, theoretical";
+      add_fact(d.environment, "fp32 peak (theoretical)",
+               fmt::format("{} SMs x {} FP32 lanes x 2 FLOP per FMA x {} MHz (the highest SM clock seen) = {:.1f} TFLOP/s; "
+                           "the roofline's peak line, as Nsight Compute draws it. Versions on the tensor cores (the 3xTF32 "
+                           "GEMMs) can sit above it",
+                           peak.sm_count, peak.lanes, peak.clock_mhz, peak.gflop_per_s * 1e-3),
+               first_env_source);
+    } else {
+      d.roofline_peak_flop_rate = ReportFigure::not_measured(peak.missing);
+    }
+  }
   method_facts(d, method_bench, method_validation);
 
   // Integrity: each check over every shown version, then what the method itself guarantees.

@@ -247,8 +247,39 @@ TEST_F(CopyReferenceReport, TheMemoryRoofAndTheBandwidthShareAreTheCopyMeasuredA
   ASSERT_EQ(data.groups[0].roofline.size(), 2u);
   EXPECT_DOUBLE_EQ(data.groups[0].roofline[0].seconds, typed.find("candidate", "cold")->summary.median * 1e-6);
   EXPECT_EQ(data.groups[0].roofline[1].label, "eager");
-  // No peak FLOP rate is measured: said, not drawn.
+  // The peak line is theoretical, from the environment of the result it names: SMs x 128 FP32 lanes (sm_90)
+  // x 2 x the highest SM clock seen (the H200's 132 SMs at 1980 MHz: 66.9 TFLOP/s), and the environment
+  // section says how it was made.
+  ASSERT_TRUE(data.roofline_peak_flop_rate.value) << data.roofline_peak_flop_rate.missing;
+  const std::string peak_source = data.roofline_peak_flop_rate.source;
+  ASSERT_EQ(peak_source.rfind("estimate from result ", 0), 0u) << peak_source;
+  const std::int64_t from = std::stoll(peak_source.substr(std::string("estimate from result ").size()));
+  json env;
+  for (const auto& r : session->store().results(versions[0]))
+    if (r.id == from) env = json::parse(r.json)["environment"];
+  ASSERT_TRUE(env.is_object()) << peak_source;
+  int clock = 0;
+  for (const auto& c : env["clocks_seen"]) clock = std::max(clock, c["sm"].get<int>());
+  EXPECT_EQ(env["capability"], "sm_90");
+  EXPECT_DOUBLE_EQ(*data.roofline_peak_flop_rate.value, env["sm_count"].get<int>() * 128 * 2.0 * clock * 1e-3);
+  EXPECT_NEAR(*data.roofline_peak_flop_rate.value, 66908.16, 0.01);
+  EXPECT_EQ(data.roofline_peak_flop_rate.unit, "GFLOP/s");
+  EXPECT_NE(data.roofline_peak_flop_rate.text.find("theoretical"), std::string::npos);
+  auto fact = std::find_if(data.environment.begin(), data.environment.end(),
+                           [](const ReportFact& f) { return f.label == "fp32 peak (theoretical)"; });
+  ASSERT_NE(fact, data.environment.end());
+  EXPECT_NE(fact->text.find("132 SMs x 128 FP32 lanes x 2 FLOP per FMA x 1980 MHz"), std::string::npos) << fact->text;
+}
+
+// A GPU whose lane count nova does not know, or an environment without its clocks: no peak line, and why.
+TEST_F(CopyReferenceReport, NoPeakLineWithoutTheLaneCountOrTheClock) {
+  json bench = read_json(test::fixtures_dir() / "bench" / "layernorm_gelu_g0.copy_reference.h200.json");
+  json validation = full_validation();
+  for (json* j : {&bench, &validation}) (*j)["environment"]["capability"] = "sm_61";
+  build({pair(validation, bench)});
+  const ReportData data = report();
   EXPECT_FALSE(data.roofline_peak_flop_rate.value);
+  EXPECT_EQ(data.roofline_peak_flop_rate.missing, "no FP32 lane count known for sm_61");
 }
 
 // A whole-model check of this one-group model, made of the recorded H200 run's samples (eager, torch.compile
