@@ -109,17 +109,14 @@ run_steps() {
           echo "no studio kit in .carry/studio (packaging/studio-kit.sh makes it)" > "$log/studio.log"; false
         fi ;;
       turnaround) ctest --test-dir "$build" -L gpu -R Turnaround --output-on-failure > "$log/turnaround.log" 2>&1 ;;
-      coverage)
-        # shellcheck disable=SC2046,SC2086
-        OUT="$build/coverage" NOVA_OPTIMIZE_FLAGS="${NOVA_COVERAGE_FLAGS:-}" packaging/optimize-gpu.sh "$build" \
-          ${NOVA_COVERAGE_MODELS:-$(cd resources/examples && ls *.py | sed 's/\.py$//' | grep -v '_large$')} \
-          > "$log/coverage.log" 2>&1 ;;
-      coverage2)
-        if [ -z "${NOVA_COVERAGE_MODELS_2:-}" ]; then echo "coverage2 needs NOVA_COVERAGE_MODELS_2" > "$log/coverage2.log"; false
+      coverage|coverage2)
+        local models=${NOVA_COVERAGE_MODELS:-$(cd resources/examples && ls *.py | sed 's/\.py$//' | grep -v '_large$')}
+        [ "$s" = coverage2 ] && models=${NOVA_COVERAGE_MODELS_2:-}
+        if [ -z "$models" ]; then echo "coverage2 needs NOVA_COVERAGE_MODELS_2" > "$log/$s.log"; false
         else
           # shellcheck disable=SC2086
-          OUT="$build/coverage2" NOVA_OPTIMIZE_FLAGS="${NOVA_COVERAGE_FLAGS:-}" packaging/optimize-gpu.sh "$build" \
-            $NOVA_COVERAGE_MODELS_2 > "$log/coverage2.log" 2>&1
+          OUT="$build/$s" NOVA_OPTIMIZE_FLAGS="${NOVA_COVERAGE_FLAGS:-}" packaging/optimize-gpu.sh "$build" $models \
+            > "$log/$s.log" 2>&1
         fi ;;
       *) echo "unknown step $s" >> "$log/progress.txt" ;;
     esac
@@ -134,9 +131,9 @@ pack() {
   (cd "$build" && tar czf "$out/run.tgz" --exclude='*.so' --exclude='*.o' --exclude='*.safetensors' --exclude='project.nova' \
      --exclude='extensions' --exclude='deliver-packages' --exclude='deliver-venvs' --exclude='reports' \
      --exclude='inputs' --exclude='traces' --exclude='packages' --exclude='work' \
-     session optimize/*.txt optimize/*.json optimize/*.log coverage/optimize/*.txt coverage/optimize/*.json \
-     coverage/optimize/*.log coverage2/optimize/*.txt coverage2/optimize/*.json coverage2/optimize/*.log studio ray/*.txt ray/local ray/ray deliver verify llm 2>/dev/null)
-  (cd "$build" && find optimize/projects llm/projects coverage/optimize/projects coverage2/optimize/projects ray/local/optimize/projects ray/ray/optimize/projects -name project.nova 2>/dev/null \
+     session optimize/*.txt optimize/*.json optimize/*.log coverage*/optimize/*.txt coverage*/optimize/*.json \
+     coverage*/optimize/*.log studio ray/*.txt ray/local ray/ray deliver verify llm 2>/dev/null)
+  (cd "$build" && find optimize/projects llm/projects coverage*/optimize/projects ray/local/optimize/projects ray/ray/optimize/projects -name project.nova 2>/dev/null \
      | tar czf "$out/projects.tgz" -T - 2>/dev/null)
   ls -la "$out"
 }

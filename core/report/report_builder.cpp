@@ -455,11 +455,11 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
         // tie to a machine (the integrity section lists why it stopped).
         const ValidationResult& val = v.validation->value;
         if (val.passed || !val.trials.empty()) note_env(val.environment, v.validation->source());
-        gpu_seconds += v.validation->value.elapsed_s;
+        gpu_seconds += val.elapsed_s;
         ++results_counted;
         stamps.insert(v.validation->created_at);
         if (!method_validation) method_validation = &*v.validation;
-        if (v.validation->value.environment.is_object() && v.validation->value.environment.value("sandboxed", true) == false)
+        if (val.environment.is_object() && val.environment.value("sandboxed", true) == false)
           sandbox_off.insert(fmt::format("v{}", v.version.id));
       }
       if (v.benchmark) {
@@ -577,10 +577,11 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
   if (first_env) environment_facts(d, *first_env, first_env_source);
   else environment_facts(d, json::object(), "");
   // The peak line: theoretical (nova times no peak-FLOP kernel), from the first result's environment.
-  d.roofline_peak_flop_rate = ReportFigure::not_measured("no result recorded its GPU");
   if (setups.size() > 1) {
     d.roofline_peak_flop_rate = ReportFigure::not_measured("the results come from different GPUs or torch versions");
-  } else if (first_env && first_env_source.rfind("result ", 0) == 0) {
+  } else if (!first_env || first_env_source.rfind("result ", 0) != 0) {
+    d.roofline_peak_flop_rate = ReportFigure::not_measured("no result recorded its GPU");
+  } else {
     const Fp32Peak peak = fp32_peak(*first_env);
     if (peak.missing.empty()) {
       d.roofline_peak_flop_rate = ReportFigure::quantity(peak.gflop_per_s, "GFLOP/s", "estimate from " + first_env_source);
