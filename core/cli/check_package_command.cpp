@@ -16,6 +16,7 @@
 #include "core/cli/cli_app.h"
 #include "core/cli/cli_error.h"
 #include "core/cli/job_progress_printer.h"
+#include "core/cli/model_check_table.h"
 #include "core/cli/session_cli.h"
 #include "core/doctor/doctor_report.h"
 
@@ -30,71 +31,14 @@ struct CheckFlags {
   double budget_s = 900;
 };
 
-std::string interval_text(const ModelRatio* r) { return r ? r->text() : "-"; }
-
-std::string verdict(const ModelRatio* r) {
-  if (!r || !r->interval) return "";
-  return r->interval->above_one() ? "faster" : r->interval->below_one() ? "slower" : "tie";
-}
-
-// The check as a table for the terminal.
-std::string format_model_check(const ModelCheckResult& r) {
-  std::string out = fmt::format("whole model with {}: {}\n", r.package,
-                                r.passed ? fmt::format("validation passed ({} trials)", r.trials.size())
-                                         : "validation FAILED: " + (r.failures.empty() ? "" : r.failures.front()));
-  long kernel = 0, fallback = 0;
-  for (const auto& [op, c] : r.calls) kernel += c.kernel, fallback += c.fallback;
-  if (!r.calls.empty())
-    out += fmt::format("group calls during validation: {} ran the package's kernels, {} the original PyTorch ops\n",
-                       kernel, fallback);
-  for (const auto& f : r.flags) out += "flag: " + f + "\n";
-  if (!r.measurements.empty()) {
-    out += fmt::format("\n{:<20} {:>12} {:>12} {:>14}\n", "variant", "cold us", "wall us", "energy mJ/call");
-    std::string no_energy;
-    for (const std::string v : {"eager", "compile", "optimized", "optimized+compile"}) {
-      auto median = [&](const std::string& mode) {
-        for (const auto& m : r.measurements)
-          if (m.variant == v && m.mode == mode) return fmt::format("{:.2f}", m.summary.median);
-        return std::string("-");
-      };
-      const auto mj = r.energy_mj(v);
-      if (!mj && no_energy.empty()) no_energy = r.energy_missing(v);
-      out += fmt::format("{:<20} {:>12} {:>12} {:>14}\n", v, median("cold"), median("wall"),
-                         mj ? fmt::format("{:.3f}", *mj) : std::string("-"));
-    }
-    if (!no_energy.empty()) out += "energy -: " + no_energy + "\n";
-    out += fmt::format("\n{:<32} {:<28} {:<28}\n", "ratio (95% interval)", "cold", "wall");
-    static const std::vector<std::pair<std::string, std::string>> kRows = {{"optimized", "eager"},
-                                                                         {"optimized", "compile"},
-                                                                         {"optimized+compile", "compile"},
-                                                                         {"optimized+compile", "optimized"}};
-    for (const auto& [subject, baseline] : kRows) {
-      const ModelRatio* c = r.ratio("cold", subject, baseline);
-      const ModelRatio* w = r.ratio("wall", subject, baseline);
-      if (!c && !w) continue;
-      out += fmt::format("{:<32} {:<28} {:<28}\n", subject + " vs " + baseline,
-                         interval_text(c) + (c ? " " + verdict(c) : ""), interval_text(w) + (w ? " " + verdict(w) : ""));
-    }
-    for (const auto& [variant, why] : r.bench_errors.items()) out += fmt::format("{}: {}\n", variant, why.get<std::string>());
-  }
-  if (r.amdahl_estimate)
-    out += fmt::format("\nAmdahl estimate from the groups (cold vs eager): {:.2f}x; measured: {}\n", *r.amdahl_estimate,
-                       interval_text(r.ratio("cold", "optimized", "eager")));
-  for (const auto& line : r.review) out += "review: " + line + "\n";
-  out += "fp32 with TF32 off on both sides unless the model sets otherwise; a ratio is faster or slower only when its "
-         "95% interval excludes 1.0 (tie otherwise)\n";
-  if (r.bench_method.contains("autograd") && r.bench_method["autograd"].is_string())
-    out += "autograd " + r.bench_method["autograd"].get<std::string>() + "\n";
-  return out;
-}
-
 }  // namespace
 
 void add_check_package_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "check-package",
       "build a package `nova export` wrote and check the whole model on a GPU: ModelNew against Model, validated, "
-      "then timed against eager and torch.compile (stored in the project)");
+      "then timed against eager and torch.compile, and its GPU time profiled by fusion group before and after (stored in "
+      "the project)");
   auto f = std::make_shared<CheckFlags>();
   f->session.add_options(*cmd, "the client's model file (the project's model)");
   cmd->add_option("--package", f->package, "the package folder `nova export --out` wrote")->required();
@@ -158,7 +102,7 @@ void add_check_package_command(CLI::App& app) {
       return;
     }
     ModelCheckResult result = info.result.get<ModelCheckResult>();
-    std::cout << format_model_check(result);
+    std::cout << ModelCheckTable::format(result);
     if (!f->out.empty()) {
       std::ofstream out(f->out);
       out << nlohmann::json(result).dump(2) << "\n";

@@ -1,6 +1,7 @@
 #include "core/report/report_builder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -371,6 +372,50 @@ void method_facts(ReportData& d, const Stored<BenchmarkResult>* b, const Stored<
   }
 }
 
+// The whole model's GPU time split from the profile a check stored: each shipped group's time before
+// and after, and the rest of each call (groups left to PyTorch, nodes outside every group) as one
+// stretch, so the two bars hold the same parts. A check without a profile gives `missing`.
+ReportTimeSplit time_split_of(const Stored<ModelCheckResult>& check) {
+  ReportTimeSplit s;
+  const std::string src = fmt::format("model_check {}", check.id);
+  const json& p = check.value.gpu_split;
+  if (p.empty()) {
+    s.missing = src + " was recorded before nova check-package profiled the split";
+    return s;
+  }
+  if (p.contains("error")) {
+    s.missing = src + ": the profile failed: " + p["error"].get<std::string>();
+    return s;
+  }
+  if (!p.contains("before") || !p.contains("after") || !p["before"].is_object() || !p["after"].is_object()) {
+    s.missing = src + " holds no split before and after";
+    return s;
+  }
+  s.source = src;
+  s.method = p.value("method", std::string());
+  if (p.contains("before_plain") && p["before_plain"].is_object())
+    s.plain_before_us = p["before_plain"].value("total_us", 0.0);
+  const std::vector<int> shipped = p.value("shipped_groups", std::vector<int>{});
+  for (const auto& [key, label] : {std::pair{"before", "before (the client's Model)"},
+                                   std::pair{"after", "after (ModelNew)"}}) {
+    const json& side = p[key];
+    ReportSplitSide out;
+    out.label = label;
+    out.total_us = side.value("total_us", 0.0);
+    const json groups = side.value("groups", json::object());
+    double in_groups = 0;
+    for (int g : shipped) {
+      const double us = groups.value(std::to_string(g), 0.0);
+      out.segments.push_back({g, fmt::format("group {}", g), us});
+      in_groups += us;
+    }
+    out.segments.push_back({std::nullopt, "the rest: groups left to PyTorch, nodes outside every group",
+                            std::max(0.0, out.total_us - in_groups)});
+    s.sides.push_back(std::move(out));
+  }
+  return s;
+}
+
 }  // namespace
 
 ReportData ReportBuilder::build(const ProjectStore& store, const Context& context) {
@@ -531,8 +576,19 @@ ReportData ReportBuilder::build(const ProjectStore& store, const Context& contex
     for (const auto& r : check->value.review) d.flags.push_back({"whole model: " + r, src, "not resolved: review before quoting"});
     for (const auto& m : check->value.measurements)
       d.samples.push_back({src, m.variant, m.mode, m.metric, m.samples});
+    d.time_split = time_split_of(*check);
+    // The ranges around the groups' nodes must not change what runs: the instrumented capture's total
+    // against the Model's own, as profiled beside it.
+    if (!d.time_split.sides.empty() && d.time_split.plain_before_us && *d.time_split.plain_before_us > 0) {
+      const double gap = d.time_split.sides.front().total_us / *d.time_split.plain_before_us - 1.0;
+      if (std::abs(gap) > 0.1)
+        d.problems.push_back(fmt::format("the GPU time split's 'before' bar ({:.1f} us per call, the model as captured) differs "
+                                         "from the Model's own profile ({:.1f} us) by {:+.0f}%: read its shares, not its total",
+                                         d.time_split.sides.front().total_us, *d.time_split.plain_before_us, gap * 100));
+    }
   } else {
     h.whole_model_note = no_check;
+    d.time_split.missing = no_check;
   }
   // Amdahl's estimate, marked as one, from the groups' cold speedups.
   std::vector<std::string> estimate_sources;

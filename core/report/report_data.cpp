@@ -145,6 +145,23 @@ void to_json(nlohmann::json& j, const ReportHeadline& h) {
        {"groups_left", left}};
 }
 
+void to_json(nlohmann::json& j, const ReportTimeSplit& s) {
+  nlohmann::json sides = nlohmann::json::array();
+  for (const auto& side : s.sides) {
+    nlohmann::json segments = nlohmann::json::array();
+    for (const auto& seg : side.segments)
+      segments.push_back({{"group", seg.group ? nlohmann::json(*seg.group) : nlohmann::json(nullptr)},
+                          {"label", seg.label},
+                          {"us", seg.us}});
+    sides.push_back({{"label", side.label}, {"total_us", side.total_us}, {"segments", segments}});
+  }
+  j = {{"source", s.source},
+       {"missing", s.missing},
+       {"method", s.method},
+       {"plain_before_us", s.plain_before_us ? nlohmann::json(*s.plain_before_us) : nlohmann::json(nullptr)},
+       {"sides", sides}};
+}
+
 void to_json(nlohmann::json& j, const ReportFlag& f) {
   j = {{"text", f.text}, {"source", f.source}, {"resolution", f.resolution}};
 }
@@ -161,6 +178,7 @@ void to_json(nlohmann::json& j, const ReportData& d) {
        {"project", d.project},
        {"headline", d.headline},
        {"groups", d.groups},
+       {"time_split", d.time_split},
        {"roofline", {{"bandwidth", d.roofline_bandwidth}, {"peak_flop_rate", d.roofline_peak_flop_rate}}},
        {"environment", d.environment},
        {"method", d.method},

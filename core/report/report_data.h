@@ -120,6 +120,28 @@ struct ReportHeadline {
   std::vector<std::pair<int, std::string>> groups_left;  // group, why PyTorch is kept
 };
 
+// One stretch of a bar of the GPU time split: a shipped group, or everything else of the call.
+struct ReportSplitSegment {
+  std::optional<int> group;  // unset: the rest (groups left to PyTorch, nodes outside every group)
+  std::string label;
+  double us = 0;  // GPU time per call
+};
+
+// One bar of the split: the model before (eager) or after (ModelNew), as profiled.
+struct ReportSplitSide {
+  std::string label;
+  double total_us = 0;
+  std::vector<ReportSplitSegment> segments;
+};
+
+// The whole model's GPU time per call split by fusion group, before and after, from the profile
+// `nova check-package` stored with its check; or `missing` says why there is none.
+struct ReportTimeSplit {
+  std::string source, missing, method;
+  std::optional<double> plain_before_us;  // the uninstrumented Model's total, beside the split's
+  std::vector<ReportSplitSide> sides;
+};
+
 struct ReportFlag {
   std::string text, source, resolution;
 };
@@ -138,6 +160,7 @@ struct ReportData {
   bool model_unchanged = true;
   ReportHeadline headline;
   std::vector<ReportGroup> groups;
+  ReportTimeSplit time_split;
   // The roofline's lines: the copy reference's bandwidth (the fastest measured, cold) and the peak FLOP
   // rate (nova does not measure one yet: "not measured").
   ReportFigure roofline_bandwidth, roofline_peak_flop_rate;
@@ -159,6 +182,7 @@ void to_json(nlohmann::json& j, const ReportVersion& v);
 void to_json(nlohmann::json& j, const ReportCorrectness& c);
 void to_json(nlohmann::json& j, const ReportGroup& g);
 void to_json(nlohmann::json& j, const ReportHeadline& h);
+void to_json(nlohmann::json& j, const ReportTimeSplit& s);
 void to_json(nlohmann::json& j, const ReportFlag& f);
 void to_json(nlohmann::json& j, const ReportSamples& s);
 void to_json(nlohmann::json& j, const ReportData& d);

@@ -109,6 +109,7 @@ void to_json(json& j, const ModelCheckResult& r) {
        {"manifest", r.manifest},     {"validation", validation},
        {"benchmark", benchmark},     {"environment", r.environment},
        {"elapsed_s", r.elapsed_s},   {"ratios", ratios},
+       {"gpu_split", r.gpu_split},
        {"amdahl_estimate", r.amdahl_estimate ? json(*r.amdahl_estimate) : json(nullptr)},
        {"review", r.review}};
 }
@@ -150,6 +151,7 @@ void from_json(const json& j, ModelCheckResult& r) {
     if (b.contains("energy") && b["energy"].is_object()) r.energy = b["energy"];
   }
   r.environment = j.value("environment", json::object());
+  if (j.contains("gpu_split") && j["gpu_split"].is_object()) r.gpu_split = j["gpu_split"];
   r.elapsed_s = j.value("elapsed_s", 0.0);
   r.recompute();
 }

@@ -50,6 +50,11 @@ struct ModelCheckResult {
   // {"available": false, "reason"}; empty for a check recorded before the worker measured energy.
   nlohmann::json energy = nlohmann::json::object();
   nlohmann::json environment = nlohmann::json::object();
+  // Where each call's GPU time goes by fusion group, before (Model) and after (ModelNew), from the
+  // worker's profile (model_check.gpu_split): {"iters", "shipped_groups", "before", "before_plain",
+  // "after", "method"}, each side {"total_us", "groups": {id: us}, "outside_us", ...}; {"error"} where
+  // the profile failed; empty for a check recorded before the worker profiled.
+  nlohmann::json gpu_split = nlohmann::json::object();
   double elapsed_s = 0;
 
   // Recomputed from the above by recompute():

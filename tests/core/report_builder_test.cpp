@@ -332,6 +332,64 @@ TEST_F(ReportFixture, AWholeModelCheckGivesTheFirstPagesSpeedupsAndTimes) {
   EXPECT_EQ(series, static_cast<int>(measurements.size()));
 }
 
+// The chart of the model's GPU time by group, before and after, comes from the profile the whole-model
+// check stored (recorded on an H100 in session 23): the shipped group's time before and after, and the rest
+// of each call as one stretch, so the bars hold the same parts; a check without a profile, or whose profile
+// failed, leaves the split missing with the reason; a split whose instrumented capture ran far from the
+// Model's own total is named among the report's problems.
+TEST_F(ReportFixture, TheGpuTimeSplitComesFromTheProfileTheWholeModelCheckStored) {
+  build({pair(recorded_validation(), recorded_bench())});
+  json check = read_json(test::fixtures_dir() / "deliver" / "h100_session23" / "matmul_scaling_residual_add.check.json");
+  const json split = check.at("gpu_split");
+  const std::int64_t id = session->store().add_model_check({0, check["package"], "/tmp/pkg", true, check.dump(), ""});
+  ReportData data = report();
+  const ReportTimeSplit& t = data.time_split;
+  EXPECT_EQ(t.source, fmt::format("model_check {}", id));
+  EXPECT_TRUE(t.missing.empty()) << t.missing;
+  EXPECT_NE(t.method.find("torch.profiler"), std::string::npos);
+  ASSERT_TRUE(t.plain_before_us);
+  EXPECT_DOUBLE_EQ(*t.plain_before_us, split["before_plain"]["total_us"].get<double>());
+  ASSERT_EQ(t.sides.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const json& side = split[i == 0 ? "before" : "after"];
+    SCOPED_TRACE(t.sides[i].label);
+    EXPECT_DOUBLE_EQ(t.sides[i].total_us, side["total_us"].get<double>());
+    ASSERT_EQ(t.sides[i].segments.size(), 2u);  // group 0, then the rest
+    ASSERT_TRUE(t.sides[i].segments[0].group);
+    EXPECT_EQ(*t.sides[i].segments[0].group, 0);
+    EXPECT_DOUBLE_EQ(t.sides[i].segments[0].us, side["groups"]["0"].get<double>());
+    EXPECT_FALSE(t.sides[i].segments[1].group);
+    EXPECT_NEAR(t.sides[i].segments[0].us + t.sides[i].segments[1].us, t.sides[i].total_us, 1e-9);
+  }
+  EXPECT_LT(t.sides[1].total_us, t.sides[0].total_us);
+  for (const auto& p : data.problems) EXPECT_EQ(p.find("time split"), std::string::npos) << p;
+  const json written = data;
+  EXPECT_EQ(written["time_split"]["sides"][0]["segments"][0]["group"], 0);
+
+  // The instrumented capture far from the Model's own total: named, the split still drawn.
+  check["gpu_split"]["before_plain"]["total_us"] = split["before"]["total_us"].get<double>() * 2;
+  session->store().add_model_check({0, check["package"], "/tmp/pkg", true, check.dump(), ""});
+  data = report();
+  EXPECT_EQ(data.time_split.sides.size(), 2u);
+  bool named = false;
+  for (const auto& p : data.problems) named |= p.find("GPU time split") != std::string::npos && p.find("-50%") != std::string::npos;
+  EXPECT_TRUE(named) << json(data.problems).dump();
+
+  // A failed profile, then a check recorded before the profile existed: no split, and why.
+  check["gpu_split"] = {{"error", "RuntimeError: CUPTI_ERROR_NOT_INITIALIZED"}};
+  session->store().add_model_check({0, check["package"], "/tmp/pkg", true, check.dump(), ""});
+  data = report();
+  EXPECT_TRUE(data.time_split.sides.empty());
+  EXPECT_NE(data.time_split.missing.find("the profile failed: RuntimeError: CUPTI_ERROR_NOT_INITIALIZED"), std::string::npos)
+      << data.time_split.missing;
+  check.erase("gpu_split");
+  session->store().add_model_check({0, check["package"], "/tmp/pkg", true, check.dump(), ""});
+  data = report();
+  EXPECT_TRUE(data.time_split.sides.empty());
+  EXPECT_NE(data.time_split.missing.find("recorded before nova check-package profiled the split"), std::string::npos)
+      << data.time_split.missing;
+}
+
 TEST_F(ReportFixture, TheCostCountsTheGpuSecondsOfTheResultsAndTheLlmsTokensAndMoney) {
   build({pair(recorded_validation(), recorded_bench())});
   auto fact = [](const ReportData& d, const std::string& label) {

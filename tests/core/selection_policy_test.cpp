@@ -3,6 +3,7 @@
 // group that keeps eager counts, the geometric means and Amdahl's estimate of the whole model.
 #include "core/select/selection_policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <cctype>
@@ -409,6 +410,42 @@ TEST(RecordedSelections, H100Session22CoverageModelsNoGroupSlowerThanEagerAndNoV
   EXPECT_EQ(outcomes[GroupOutcome::tie], 2);
   EXPECT_EQ(outcomes[GroupOutcome::failed], 0);
   EXPECT_EQ(outcomes[GroupOutcome::unmeasured], 0);
+}
+
+// Session 23 on an H100: the 15 coverage models again, in one `nova optimize` run, which now opens the next
+// model's session while the current one runs (a standby worker with torch imported). The selections repeat
+// session 22's (45 groups, 24 ship, 34 benchmarked, every validated version passed, none slower than eager).
+// Intake: the first model pays the worker's torch import (13.7 s); each later one found its standby ready
+// (0.5-1.4 s), except the model after conv3d_batchnorm_mish, whose groups were all declined at once, so its
+// standby was still importing torch (12.5 s).
+TEST(RecordedSelections, H100Session23CoverageModelsRepeatSession22AndLaterIntakesFindAStandbyWorker) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h100_session23_coverage";
+  int files = 0, shipped = 0;
+  const auto all = read_recorded_selections(dir, files, shipped);
+  EXPECT_EQ(files, 15);
+  EXPECT_EQ(shipped, 24);
+  const ModelFigures over_all = SelectionPolicy::set_figures(all);
+  EXPECT_EQ(over_all.groups, 45);
+  EXPECT_EQ(over_all.measured, 34);
+  EXPECT_GE(over_all.slowest_vs_eager.at("cold"), 1.0);
+  EXPECT_GE(over_all.slowest_vs_eager.at("wall"), 1.0);
+  expect_printed_figures(dir / "optimize.txt", "== all 15 models", over_all);
+  // The intake lines of the run's log, in model order: "intake: N nodes, G fusion groups in S s".
+  std::ifstream log(dir / "optimize.log");
+  ASSERT_TRUE(log) << "missing fixture";
+  std::vector<double> seconds;
+  std::string line;
+  while (std::getline(log, line)) {
+    if (line.rfind("intake: ", 0) != 0 || line.find(" fusion groups in ") == std::string::npos) continue;
+    const auto at = line.rfind(" in ");
+    seconds.push_back(std::stod(line.substr(at + 4)));
+  }
+  ASSERT_EQ(seconds.size(), 15u);
+  EXPECT_GT(seconds[0], 5.0);  // the first model imports torch in its worker
+  int standby_ready = 0;
+  for (std::size_t i = 1; i < seconds.size(); ++i) standby_ready += seconds[i] < 3.0;
+  EXPECT_EQ(standby_ready, 13);
+  EXPECT_LT(*std::max_element(seconds.begin() + 1, seconds.end()), seconds[0]);
 }
 
 }  // namespace

@@ -154,3 +154,45 @@ def test_the_whole_model_benchmark_times_every_variant_with_autograd_off(tmp_pat
     assert set(bench["energy"]) == {"eager", "optimized"}
     assert bench["energy"]["optimized"]["mj_per_call"] == 2.5
     assert "NVML" in bench["method"]["energy"]
+
+
+def test_kernel_time_goes_to_the_first_owner_up_the_chain_of_cpu_events():
+    ns = types.SimpleNamespace
+    kernel = lambda us: ns(duration=us)  # noqa: E731
+    group = ns(name="nova_group_3", cpu_parent=None, kernels=[])
+    mm = ns(name="aten::mm", cpu_parent=group, kernels=[kernel(10.0), kernel(5.0)])
+    op = ns(name="pkg::group_1_infer", cpu_parent=None, kernels=[kernel(2.0)])
+    outside = ns(name="aten::add", cpu_parent=None, kernels=[kernel(1.5)])
+    idle = ns(name="aten::empty", cpu_parent=group, kernels=[])
+    owners = {"nova_group_3": 3, "pkg::group_1_infer": 1}
+    times, counts = model_check.kernel_time_by_owner([group, mm, op, outside, idle], owners.get)
+    assert times == {3: 15.0, 1: 2.0, None: 1.5}
+    assert counts == {3: 2, 1: 1, None: 1}
+    side = model_check._split_side(times, counts, 5, "before")
+    assert side["groups"] == {"1": 0.4, "3": 3.0}
+    assert side["outside_us"] == pytest.approx(0.3)
+    assert side["total_us"] == pytest.approx(3.7)
+    assert side["kernels_per_call"] == pytest.approx(0.8)
+
+
+def test_each_groups_nodes_run_inside_a_profiler_range_named_after_the_group(tmp_path):
+    """The capture numbers nodes as intake does (linear is node 0, relu node 1); with node 0 in group
+    5 and node 1 in group 7, a CPU profile of the captured module shows aten::linear's work under
+    nova_group_5 and aten::relu's under nova_group_7, and the outputs are the model's."""
+    ns = {}
+    exec(MODEL, ns)  # noqa: S102 (the test's own model)
+    model = ns["Model"](16).eval()
+    x = torch.randn(8, 16)
+    gm, tensors, ranges = model_check.grouped_capture(model, [x], {0: 5, 1: 7})
+    assert ranges == {"nova_group_5": 5, "nova_group_7": 7}
+    with torch.no_grad(), torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        out = gm(*tensors)
+    torch.testing.assert_close(out[0] if isinstance(out, (tuple, list)) else out, model(x))
+
+    def owner_of(name):
+        e = next(e for e in prof.events() if e.name == name)
+        while e is not None and e.name not in ranges:
+            e = e.cpu_parent
+        return ranges[e.name] if e is not None else None
+    assert owner_of("aten::linear") == 5
+    assert owner_of("aten::relu") == 7

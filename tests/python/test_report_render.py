@@ -91,3 +91,32 @@ def test_bad_requests_are_refused_with_what_is_wrong(tmp_path):
         report.render_report({"data": recorded(), "out": str(tmp_path / "absent"), "resources": RESOURCES},
                              lambda *a: None)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_time_split_chart_is_the_profile_the_whole_model_check_stored(tmp_path):
+    """A report `nova report` wrote from session 23's tiny_transformer_block project (H100; the raw
+    samples cut to two series): the chart of the model's GPU time by group is drawn from the check's
+    profile, with its source, method and both totals; the groups' own benchmark chart is not drawn."""
+    path = os.path.join(HERE, "..", "fixtures", "report", "tiny_transformer_block.h100_session23.report.json")
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    split = data["time_split"]
+    assert split["source"].startswith("model_check ") and [s["label"] for s in split["sides"]] == [
+        "before (the client's Model)", "after (ModelNew)"]
+    report.render_report({"data": data, "out": str(tmp_path), "formats": ["html"], "resources": RESOURCES},
+                         lambda *a: None)
+    page = html.unescape((tmp_path / "report.html").read_text(encoding="utf-8"))
+    assert "The model's GPU time per call by fusion group, before and after" in page
+    assert f"Profiled by nova check-package ({split['source']})" in page
+    for side in split["sides"]:
+        assert f"{side['total_us']:.1f} us" in page
+    assert "The fusion groups' GPU time per call, before and after" not in page
+    # Without the profile the report says why, and falls back to the groups' benchmarks.
+    data["time_split"] = {"source": "", "missing": "model_check 3 was recorded before nova check-package profiled the split",
+                          "method": "", "plain_before_us": None, "sides": []}
+    out = tmp_path / "without"
+    out.mkdir()
+    report.render_report({"data": data, "out": str(out), "formats": ["html"], "resources": RESOURCES}, lambda *a: None)
+    page = html.unescape((out / "report.html").read_text(encoding="utf-8"))
+    assert "No profile of the whole model: model_check 3 was recorded before" in page
+    assert "The fusion groups' GPU time per call, before and after" in page

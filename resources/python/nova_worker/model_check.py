@@ -14,6 +14,10 @@ each call, a GPU spin ahead of each call so launch gaps do not count) and wall (
 back to back). Raw samples are returned; core computes the ratios and their intervals. Energy per call
 of each variant comes from NVML's total-energy counter over a loop of at least 0.3 s (as for the groups,
 bench.py), or says why there is none.
+
+GPU time split: where each call's GPU time goes, by fusion group, before (the client's Model) and after
+(ModelNew), from torch.profiler (CUPTI activity records through Kineto) over warm calls of each, see
+gpu_split().
 """
 
 import importlib
@@ -167,6 +171,120 @@ def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, 
                        "warmup": "at least 3 calls and 25 ms per variant"}}
 
 
+SPLIT_ITERS = 20
+_open_ranges = []
+
+
+def _group_enter(name):
+    """Opens a profiler range named after a fusion group (a call the profiled graph makes before
+    each of the group's nodes)."""
+    _open_ranges.append(torch.profiler.record_function(name).__enter__())
+
+
+def _group_exit():
+    _open_ranges.pop().__exit__(None, None, None)
+
+
+def _group_range(group_id):
+    return f"nova_group_{group_id}"
+
+
+def kernel_time_by_owner(events, owner):
+    """Kernel time (us, summed) by owner: for each profiler event that launched kernels, `owner` is
+    asked for the event's name, then its parent's, up the chain of CPU events, and the first non-None
+    answer owns the kernels (None: no one in the chain). Returns ({owner: us}, {owner: kernels})."""
+    times, counts = {}, {}
+    for e in events:
+        kernels = getattr(e, "kernels", None) or []
+        if not kernels:
+            continue
+        key, p = None, e
+        while p is not None and key is None:
+            key = owner(p.name)
+            p = p.cpu_parent
+        times[key] = times.get(key, 0.0) + sum(k.duration for k in kernels)
+        counts[key] = counts.get(key, 0) + len(kernels)
+    return times, counts
+
+
+def _profiled_events(run, iters):
+    """torch.profiler's events (CPU ops with their kernels) of `iters` warm calls of run()."""
+    from torch.profiler import ProfilerActivity, profile
+    run()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            run()
+        torch.cuda.synchronize()
+    return prof.events()
+
+
+def _split_side(times, counts, iters, label):
+    """One side of the split: per group and outside, GPU us per call; the keys of `times` are group
+    ids or None (outside every group)."""
+    groups = {str(k): times[k] / iters for k in sorted(k for k in times if k is not None)}
+    return {"label": label, "total_us": sum(times.values()) / iters, "groups": groups,
+            "outside_us": times.get(None, 0.0) / iters, "kernels_per_call": sum(counts.values()) / iters}
+
+
+def grouped_capture(model, inputs, group_of_node):
+    """The model captured as intake captures it (torch.export; node ids as intake numbers them), each
+    node that belongs to a group (group_of_node: {node id: group id}) run inside a profiler range
+    named after its group. Returns (graph module, its tensor inputs, {range name: group id})."""
+    from .profile import export_graph
+    gm, nodes, tensors = export_graph(model, inputs)
+    names = {n["name"]: group_of_node[n["id"]] for n in nodes if n["id"] in group_of_node}
+    graph = gm.graph
+    for n in list(graph.nodes):
+        if n.op == "call_function" and n.name in names:
+            with graph.inserting_before(n):
+                graph.call_function(_group_enter, (_group_range(names[n.name]),))
+            with graph.inserting_after(n):
+                graph.call_function(_group_exit, ())
+    gm.recompile()
+    return gm, tensors, {_group_range(g): g for g in set(names.values())}
+
+
+@torch.no_grad()
+def gpu_split(problem, pkg, seed, device, iters):
+    """Where each call's GPU time goes, by fusion group (the manifest's groups and node ids, which are
+    intake's), before and after, from torch.profiler over `iters` warm calls (autograd off).
+    Before: the client's Model captured as intake captured it (torch.export, the same numbering), each
+    node of a group run inside a profiler range naming the group; its kernels are the group's. The
+    uninstrumented Model is profiled too: its total says whether the ranges changed what runs. After:
+    ModelNew; a shipped group's kernels are those its op (or the op's autograd-free twin) launched;
+    everything else (the groups left to PyTorch and the nodes outside every group) runs the client's
+    original ATen ops and is one share, "not shipped". GPU time here is the kernels' own durations
+    (warm, back to back): the split's shares, not the benchmark's cold figures."""
+    inst = problem.instantiate(seed)
+    original, inputs = inst.model, inst.inputs
+    optimized = pkg.ModelNew(*problem.module.get_init_inputs()).to(device).eval()
+    optimized.load_state_dict(original.state_dict())
+    manifest = pkg.MANIFEST
+    group_of_node = {n: g["id"] for g in manifest.get("groups", []) for n in g.get("nodes", [])}
+
+    gm, tensors, ranges = grouped_capture(original, inputs, group_of_node)
+    before_t, before_c = kernel_time_by_owner(_profiled_events(lambda: gm(*tensors), iters), ranges.get)
+    plain_t, plain_c = kernel_time_by_owner(_profiled_events(lambda: original(*inputs), iters), lambda _n: None)
+
+    ns = manifest["package"]
+    ops = {}
+    for g in manifest.get("groups", []):
+        if g.get("ships"):
+            ops[f"{ns}::{g['op']}"] = ops[f"{ns}::{g['op']}_infer"] = g["id"]
+    after_t, after_c = kernel_time_by_owner(_profiled_events(lambda: optimized(*inputs), iters), ops.get)
+    shipped = sorted({g for g in ops.values()})
+    return {
+        "iters": iters, "shipped_groups": shipped, "groups_instrumented": sorted(ranges.values()),
+        "before": _split_side(before_t, before_c, iters, "the client's Model (captured, each group's nodes in a range)"),
+        "before_plain": _split_side(plain_t, plain_c, iters, "the client's Model as it is"),
+        "after": _split_side(after_t, after_c, iters, "ModelNew (each shipped group's op)"),
+        "method": (f"torch.profiler (CUPTI through Kineto), {iters} warm calls per side after one more, autograd off, "
+                   "kernel durations summed; before: the Model as intake captured it, each group's nodes in a "
+                   "profiler range; after: ModelNew, each shipped group's kernels those its op launched"),
+    }
+
+
 def load_client_model(args, device):
     """The client's whole model from the request (args["model_source"], args["model_name"], as core
     sends them), as the reference: its Model, get_inputs and get_init_inputs."""
@@ -202,6 +320,11 @@ def model_check(args, progress) -> schemas.ModelCheckResult:
         result["benchmark"] = bench_model(problem, pkg, seed, args.get("modes") or ["cold", "wall"],
                                           args.get("l2_flush", "clean"), int(args.get("min_calls", 50)),
                                           float(args.get("min_ms", 100.0)), device, progress)
+        progress("profiling the GPU time split by group", 0.96)
+        try:
+            result["gpu_split"] = gpu_split(problem, pkg, seed, device, int(args.get("split_iters", SPLIT_ITERS)))
+        except Exception as exc:  # the check's figures stand without the split; it says why there is none
+            result["gpu_split"] = {"error": f"{type(exc).__name__}: {exc}"}
     result["environment"] = environment()
     result["elapsed_s"] = time.monotonic() - started
     progress("checked", 1.0)

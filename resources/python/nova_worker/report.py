@@ -119,8 +119,37 @@ def roofline_chart(data):
     return _svg(fig, "roofline")
 
 
+def profile_split_chart(data):
+    """The whole model's GPU time per call as `nova check-package` profiled it, stacked by shipped
+    group (the rest of the call as one grey stretch), before (Model) and after (ModelNew)."""
+    split = data.get("time_split") or {}
+    sides = split.get("sides") or []
+    if not sides:
+        return None
+    fig, ax = _figure(6.2, 1.7)
+    import matplotlib
+    colors = matplotlib.colormaps["tab20"]
+    groups = [s["group"] for s in sides[0]["segments"] if s["group"] is not None]
+    for row, side in enumerate(sides):
+        left = 0.0
+        for seg in side["segments"]:
+            shipped = seg["group"] is not None
+            color = colors(groups.index(seg["group"]) % 20) if shipped else "#cbd5e0"
+            ax.barh(row, seg["us"], left=left, color=color, edgecolor="white",
+                    label=seg["label"] if row == 0 else None)
+            left += seg["us"]
+        ax.text(left, row, f"  {side['total_us']:.1f} us", va="center", fontsize=7)
+    ax.set_yticks(list(range(len(sides))), [s["label"] for s in sides])
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(s["total_us"] for s in sides) * 1.18)
+    ax.set_xlabel("GPU time per call, us (kernel durations, warm, profiled)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=min(4, len(groups) + 1), fontsize=6, frameon=False)
+    return _svg(fig, "profile-split")
+
+
 def time_split_chart(data):
-    """The groups' cold GPU time per call, stacked, before (eager) and after (what ships)."""
+    """The groups' cold GPU time per call, stacked, before (eager) and after (what ships), from the
+    groups' own benchmarks: drawn where no whole-model profile was stored."""
     groups = [g for g in data["groups"] if g["time_before"]["value"] is not None and g["time_after"]["value"] is not None]
     if not groups:
         return None
@@ -145,7 +174,9 @@ def render_html(data, resources):
     import jinja2
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(resources), autoescape=jinja2.select_autoescape(["j2", "html"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    charts = {"speedup": speedup_chart(data), "roofline": roofline_chart(data), "time_split": time_split_chart(data)}
+    profiled = profile_split_chart(data)
+    charts = {"speedup": speedup_chart(data), "roofline": roofline_chart(data), "profile_split": profiled,
+              "time_split": None if profiled else time_split_chart(data)}
     with open(os.path.join(resources, "report.css"), encoding="utf-8") as f:
         css = f.read()
     return env.get_template("report.html.j2").render(d=data, charts=charts, css=css)

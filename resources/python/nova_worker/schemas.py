@@ -221,6 +221,9 @@ class ModelCheckResult(TypedDict):
     benchmark: Optional[ModelCheckBenchmark]
     environment: Dict[str, Any]
     elapsed_s: float
+    # model_check.gpu_split: {"iters", "shipped_groups", "groups_instrumented", "before", "before_plain",
+    # "after", "method"} or {"error"}; absent where validation failed
+    gpu_split: Dict[str, Any]
 
 
 class BuildExtResult(TypedDict):
