@@ -19,30 +19,24 @@ std::string verdict(const ModelRatio* r) {
 }
 
 // The profile's split: each shipped group before and after, the rest of the call, the totals.
-std::string format_split(const json& split) {
-  if (split.empty()) return "";
-  if (split.contains("error")) return "\nGPU time by fusion group: not profiled: " + split["error"].get<std::string>() + "\n";
-  if (!split.contains("before") || !split.contains("after")) return "";
-  const json& before = split["before"];
-  const json& after = split["after"];
+std::string format_split(const ModelCheckResult& r) {
+  if (r.gpu_split.empty()) return "";
+  const auto before = r.split_bar("before"), after = r.split_bar("after");
+  if (!before || !after)
+    return "\nGPU time by fusion group: not profiled: " +
+           (r.gpu_split.contains("error") ? r.gpu_split["error"].get<std::string>() : r.split_missing()) + "\n";
   std::string out = fmt::format("\nGPU time per call by fusion group (torch.profiler, {} warm calls; kernel durations)\n",
-                                split.value("iters", 0));
+                                r.gpu_split.value("iters", 0));
   out += fmt::format("{:<48} {:>12} {:>12}\n", "", "before us", "after us");
-  double shipped_before = 0, shipped_after = 0;
-  for (int g : split.value("shipped_groups", std::vector<int>{})) {
-    const std::string key = std::to_string(g);
-    const double b = before["groups"].value(key, 0.0), a = after["groups"].value(key, 0.0);
-    shipped_before += b;
-    shipped_after += a;
-    out += fmt::format("{:<48} {:>12.2f} {:>12.2f}\n", "group " + key + " (ships)", b, a);
-  }
-  const double total_before = before.value("total_us", 0.0), total_after = after.value("total_us", 0.0);
-  out += fmt::format("{:<48} {:>12.2f} {:>12.2f}\n", "the rest (groups left to PyTorch, outside groups)",
-                     std::max(0.0, total_before - shipped_before), std::max(0.0, total_after - shipped_after));
-  out += fmt::format("{:<48} {:>12.2f} {:>12.2f}\n", "total", total_before, total_after);
-  if (split.contains("before_plain"))
+  for (std::size_t i = 0; i < before->shipped.size(); ++i)
+    out += fmt::format("{:<48} {:>12.2f} {:>12.2f}\n", fmt::format("group {} (ships)", before->shipped[i].first),
+                       before->shipped[i].second, after->shipped[i].second);
+  out += fmt::format("{:<48} {:>12.2f} {:>12.2f}\n", "the rest (groups left to PyTorch, outside groups)", before->rest_us,
+                     after->rest_us);
+  out += fmt::format("{:<48} {:>12.2f} {:>12.2f}\n", "total", before->total_us, after->total_us);
+  if (r.gpu_split.contains("before_plain"))
     out += fmt::format("(the Model profiled as it is, without the groups' ranges: {:.2f} us)\n",
-                       split["before_plain"].value("total_us", 0.0));
+                       r.gpu_split["before_plain"].value("total_us", 0.0));
   return out;
 }
 
@@ -90,7 +84,7 @@ std::string ModelCheckTable::format(const ModelCheckResult& r) {
   if (r.amdahl_estimate)
     out += fmt::format("\nAmdahl estimate from the groups (cold vs eager): {:.2f}x; measured: {}\n", *r.amdahl_estimate,
                        interval_text(r.ratio("cold", "optimized", "eager")));
-  out += format_split(r.gpu_split);
+  out += format_split(r);
   for (const auto& line : r.review) out += "review: " + line + "\n";
   out += "fp32 with TF32 off on both sides unless the model sets otherwise; a ratio is faster or slower only when its "
          "95% interval excludes 1.0 (tie otherwise)\n";

@@ -378,39 +378,21 @@ void method_facts(ReportData& d, const Stored<BenchmarkResult>* b, const Stored<
 ReportTimeSplit time_split_of(const Stored<ModelCheckResult>& check) {
   ReportTimeSplit s;
   const std::string src = fmt::format("model_check {}", check.id);
-  const json& p = check.value.gpu_split;
-  if (p.empty()) {
-    s.missing = src + " was recorded before nova check-package profiled the split";
-    return s;
-  }
-  if (p.contains("error")) {
-    s.missing = src + ": the profile failed: " + p["error"].get<std::string>();
-    return s;
-  }
-  if (!p.contains("before") || !p.contains("after") || !p["before"].is_object() || !p["after"].is_object()) {
-    s.missing = src + " holds no split before and after";
+  const ModelCheckResult& r = check.value;
+  if (const std::string why = r.split_missing(); !why.empty()) {
+    s.missing = src + ": " + why;
     return s;
   }
   s.source = src;
-  s.method = p.value("method", std::string());
-  if (p.contains("before_plain") && p["before_plain"].is_object())
-    s.plain_before_us = p["before_plain"].value("total_us", 0.0);
-  const std::vector<int> shipped = p.value("shipped_groups", std::vector<int>{});
+  s.method = r.gpu_split.value("method", std::string());
+  if (r.gpu_split.contains("before_plain") && r.gpu_split["before_plain"].is_object())
+    s.plain_before_us = r.gpu_split["before_plain"].value("total_us", 0.0);
   for (const auto& [key, label] : {std::pair{"before", "before (the client's Model)"},
                                    std::pair{"after", "after (ModelNew)"}}) {
-    const json& side = p[key];
-    ReportSplitSide out;
-    out.label = label;
-    out.total_us = side.value("total_us", 0.0);
-    const json groups = side.value("groups", json::object());
-    double in_groups = 0;
-    for (int g : shipped) {
-      const double us = groups.value(std::to_string(g), 0.0);
-      out.segments.push_back({g, fmt::format("group {}", g), us});
-      in_groups += us;
-    }
-    out.segments.push_back({std::nullopt, "the rest: groups left to PyTorch, nodes outside every group",
-                            std::max(0.0, out.total_us - in_groups)});
+    const SplitBar bar = *r.split_bar(key);
+    ReportSplitSide out{label, bar.total_us, {}};
+    for (const auto& [g, us] : bar.shipped) out.segments.push_back({g, fmt::format("group {}", g), us});
+    out.segments.push_back({std::nullopt, "the rest: groups left to PyTorch, nodes outside every group", bar.rest_us});
     s.sides.push_back(std::move(out));
   }
   return s;

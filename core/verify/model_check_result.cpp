@@ -1,5 +1,6 @@
 #include "core/verify/model_check_result.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -129,6 +130,29 @@ std::string ModelCheckResult::energy_missing(const std::string& variant) const {
   const json& e = energy[variant];
   const std::string reason = e.is_object() ? e.value("reason", std::string()) : std::string();
   return reason.empty() ? "no energy reading of " + variant : "NVML: " + reason;
+}
+
+std::string ModelCheckResult::split_missing() const {
+  if (gpu_split.empty()) return "recorded before nova check-package profiled the split";
+  if (gpu_split.contains("error")) return "the profile failed: " + gpu_split["error"].get<std::string>();
+  for (const char* side : {"before", "after"})
+    if (!gpu_split.contains(side) || !gpu_split[side].is_object()) return "holds no split before and after";
+  return "";
+}
+
+std::optional<SplitBar> ModelCheckResult::split_bar(const std::string& side) const {
+  if (!split_missing().empty() || !gpu_split.contains(side) || !gpu_split[side].is_object()) return std::nullopt;
+  const json& s = gpu_split[side];
+  const json groups = s.value("groups", json::object());
+  SplitBar bar;
+  bar.total_us = s.value("total_us", 0.0);
+  double in_groups = 0;
+  for (int g : gpu_split.value("shipped_groups", std::vector<int>{})) {
+    bar.shipped.emplace_back(g, groups.value(std::to_string(g), 0.0));
+    in_groups += bar.shipped.back().second;
+  }
+  bar.rest_us = std::max(0.0, bar.total_us - in_groups);
+  return bar;
 }
 
 void from_json(const json& j, ModelCheckResult& r) {

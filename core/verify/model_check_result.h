@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,15 @@ struct ModelRatio {
 struct OpCalls {
   long kernel = 0, fallback = 0;  // calls that ran the package's kernels / the original PyTorch ops
   bool operator==(const OpCalls&) const = default;
+};
+
+// One bar of the profiled GPU time split (ModelCheckResult::gpu_split), per call: each shipped group's
+// time in the order of `shipped_groups`, then the rest of the call (the groups left to PyTorch and the
+// nodes outside every group), so a bar before and one after hold the same parts.
+struct SplitBar {
+  double total_us = 0;
+  std::vector<std::pair<int, double>> shipped;  // group id, us
+  double rest_us = 0;
 };
 
 struct ModelCheckResult {
@@ -72,6 +82,10 @@ struct ModelCheckResult {
   std::optional<double> energy_mj(const std::string& variant) const;
   // Why a variant has no energy figure ("" when it has one).
   std::string energy_missing(const std::string& variant) const;
+  // The profiled split's bar "before" or "after"; unset where split_missing() says why there is none.
+  std::optional<SplitBar> split_bar(const std::string& side) const;
+  // Why the check holds no split ("" when it holds one): recorded before the profile, or the profile failed.
+  std::string split_missing() const;
   bool operator==(const ModelCheckResult&) const = default;
 };
 

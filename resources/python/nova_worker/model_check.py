@@ -273,7 +273,7 @@ def gpu_split(problem, pkg, seed, device, iters):
         if g.get("ships"):
             ops[f"{ns}::{g['op']}"] = ops[f"{ns}::{g['op']}_infer"] = g["id"]
     after_t, after_c = kernel_time_by_owner(_profiled_events(lambda: optimized(*inputs), iters), ops.get)
-    shipped = sorted({g for g in ops.values()})
+    shipped = sorted(set(ops.values()))
     return {
         "iters": iters, "shipped_groups": shipped, "groups_instrumented": sorted(ranges.values()),
         "before": _split_side(before_t, before_c, iters, "the client's Model (captured, each group's nodes in a range)"),
