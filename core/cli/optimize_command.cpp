@@ -175,20 +175,31 @@ void run(OptimizeFlags& f) {
     const std::string name = std::filesystem::path(model).stem().string();
     return f.project.empty() || f.models.size() == 1 ? f.project : (std::filesystem::path(f.project) / name).string();
   };
-  // The next model's session, opened while this one runs: its standby worker has Python and torch imported
-  // by the time its intake starts (on the H100 box, intake took 8.5-11.2 s a model, about 8 s of it the
-  // worker's start). A model whose session cannot open ahead is opened again in its turn, which says why.
-  std::unique_ptr<ProjectSession> ahead;
+  // The next two models' sessions, opened while this one runs: their standby workers have Python and torch
+  // imported by the time their intake starts (on the H100 box, intake took 8.5-11.2 s a model, about 8 s of
+  // it the worker's start; with one model ahead, the model after one whose groups were all declined in
+  // 1.4 s still waited 12.5 s). A model whose session cannot open ahead is opened again in its turn, which
+  // says why. Index -> session (null: it could not open ahead).
+  constexpr std::size_t kOpenAhead = 2;
+  std::map<std::size_t, std::unique_ptr<ProjectSession>> ahead;
+  auto stem = [](const std::string& m) { return std::filesystem::path(m).stem().string(); };
   for (std::size_t i = 0; i < f.models.size(); ++i) {
     const std::string& model = f.models[i];
-    const std::string name = std::filesystem::path(model).stem().string();
-    auto session = ahead ? std::move(ahead) : SessionCli::open(model, project_of(model), s);
-    // (Not when the next model has this one's name: their projects may be one folder.)
-    if (s.keep_standby && i + 1 < f.models.size() && std::filesystem::path(f.models[i + 1]).stem().string() != name) {
+    const std::string name = stem(model);
+    auto found = ahead.find(i);
+    auto session = found != ahead.end() && found->second ? std::move(found->second)
+                                                         : SessionCli::open(model, project_of(model), s);
+    if (found != ahead.end()) ahead.erase(found);
+    // (Not a model whose name is this one's or another open one's: their projects may be one folder.)
+    for (std::size_t j = i + 1; s.keep_standby && j < f.models.size() && j <= i + kOpenAhead; ++j) {
+      if (ahead.count(j)) continue;
+      bool clash = stem(f.models[j]) == name;
+      for (const auto& [k, open] : ahead) clash = clash || stem(f.models[k]) == stem(f.models[j]);
+      if (clash) break;
       try {
-        ahead = SessionCli::open(f.models[i + 1], project_of(f.models[i + 1]), s);
+        ahead[j] = SessionCli::open(f.models[j], project_of(f.models[j]), s);
       } catch (const std::exception&) {
-        ahead.reset();
+        ahead[j] = nullptr;
       }
     }
     std::cerr << fmt::format("== {}: project {}\n", model, session->project_dir().string());

@@ -183,6 +183,7 @@ std::string DoctorReport::to_text() const {
         o << fmt::format("  torch       {} (CUDA {}), GPU {}\n", python.torch_version,
                          python.torch_cuda.empty() ? "none" : python.torch_cuda,
                          python.cuda_available ? "available: " + devs : "not available");
+        if (!python.torch_bytecode.empty()) o << fmt::format("  bytecode    torch's: {}\n", python.torch_bytecode);
       } else {
         o << fmt::format("  torch       cannot be imported: {}\n", python.torch_error);
       }
@@ -221,6 +222,7 @@ void to_json(nlohmann::json& j, const PythonInfo& p) {
        {"torch_version", p.torch_version},
        {"torch_cuda", p.torch_cuda},
        {"torch_error", p.torch_error},
+       {"torch_bytecode", p.torch_bytecode},
        {"cuda_available", p.cuda_available},
        {"cuda_devices", p.cuda_devices}};
 }

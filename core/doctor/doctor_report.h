@@ -32,6 +32,9 @@ struct PythonInfo {
   std::string executable, version;
   bool torch_ok = false;
   std::string torch_version, torch_cuda, torch_error;
+  // Where the workers' torch bytecode comes from, in words: its own, nova's cache, or none (then every
+  // worker compiles torch's Python again at start: 17-18 s on the GPU box).
+  std::string torch_bytecode;
   bool cuda_available = false;
   std::vector<std::string> cuda_devices;
 };

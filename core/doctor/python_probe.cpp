@@ -6,6 +6,7 @@
 
 #include "core/doctor/doctor_report.h"
 #include "core/env/resource_paths.h"
+#include "core/worker/bytecode_cache.h"
 #include "core/worker/child_process.h"
 
 namespace nova {
@@ -15,6 +16,7 @@ PythonInfo probe_python(const std::string& interpreter) {
   info.interpreter = interpreter;
   auto env = ChildProcess::minimal_env();
   env["PYTHONPATH"] = python_package_dir().string();
+  BytecodeCache::apply(env);  // as the workers get it, so the answer says what they will do
   ProcessResult r;
   try {
     r = ChildProcess::run({interpreter, "-m", "nova_worker.env_info"}, env, std::chrono::seconds(90));
@@ -40,6 +42,7 @@ PythonInfo probe_python(const std::string& interpreter) {
     info.torch_version = j.value("torch", "");
     info.torch_cuda = j.value("torch_cuda", "");
     info.torch_error = j.value("torch_error", "");
+    info.torch_bytecode = j.value("torch_bytecode", "");
     info.cuda_available = j.value("cuda_available", false);
     for (const auto& d : j.value("devices", nlohmann::json::array()))
       info.cuda_devices.push_back(d.value("name", "?"));

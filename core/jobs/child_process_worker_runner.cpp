@@ -10,6 +10,7 @@
 #include "core/env/settings.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/sandbox/bwrap_command.h"
+#include "core/worker/bytecode_cache.h"
 
 namespace nova {
 namespace {
@@ -46,10 +47,12 @@ ChildProcess::Env ChildProcessWorkerRunner::worker_env() const {
   env["PYTHONPATH"] = path + python_package_dir().string();
   env["PYTHONUNBUFFERED"] = "1";
   env["PYTHONDONTWRITEBYTECODE"] = "1";
+  BytecodeCache::apply(env);  // (torch's bytecode may go to nova's cache)
   return env;
 }
 
-std::vector<std::string> ChildProcessWorkerRunner::worker_argv(bool preload, bool local) const {
+std::vector<std::string> ChildProcessWorkerRunner::worker_argv(bool preload, bool local,
+                                                               const std::string& profile) const {
   std::string package = module_prefix_;
   if (!package.empty() && package.back() == '.') package.pop_back();
   std::vector<std::string> argv{python_, "-m", package};
@@ -58,7 +61,8 @@ std::vector<std::string> ChildProcessWorkerRunner::worker_argv(bool preload, boo
     if (!ray_gpu_kind_.empty()) argv.insert(argv.end(), {"--accelerator", ray_gpu_kind_});
   }
   argv.push_back("--once");
-  if (preload) argv.push_back("--preload");
+  // (The Ray lane's preload connects to the cluster: it has no profiles.)
+  if (preload) argv.push_back(profile.empty() || !ray_address_.empty() ? "--preload" : "--preload=" + profile);
   return argv;
 }
 
@@ -66,25 +70,28 @@ std::string ChildProcessWorkerRunner::package_location() const {
   return extra_paths_.empty() ? python_package_dir().string() : extra_paths_.front().string();
 }
 
-void ChildProcessWorkerRunner::keep_standby(bool on, int count) {
+void ChildProcessWorkerRunner::keep_standby(bool on, int count, const std::string& first_preload) {
   std::deque<std::unique_ptr<WorkerConnection>> old;
   {
     std::lock_guard lock(standby_mutex_);
     keep_standby_ = on;
     standby_count_ = std::max(1, count);
-    if (on) fill_standbys_locked();
+    if (on) fill_standbys_locked(first_preload);
     if (!on) old.swap(standbys_);
   }
   for (auto& conn : old) conn->terminate(std::chrono::milliseconds(200));
 }
 
-void ChildProcessWorkerRunner::fill_standbys_locked() {
+void ChildProcessWorkerRunner::fill_standbys_locked(const std::string& first_profile) {
+  std::string profile = first_profile;  // the first one started here only (one intake per session)
   while (static_cast<int>(standbys_.size()) < standby_count_) {
     try {
-      standbys_.push_back(std::make_unique<WorkerConnection>(worker_argv(true), worker_env(), package_location()));
+      standbys_.push_back(
+          std::make_unique<WorkerConnection>(worker_argv(true, false, profile), worker_env(), package_location()));
     } catch (const WorkerError&) {
       return;  // no standby: the command starts its own process and reports why that fails
     }
+    profile.clear();
   }
 }
 

@@ -37,8 +37,11 @@ class ChildProcessWorkerRunner : public WorkerRunner {
   // torch, says hello and waits for its request; one per GPU lane, so lanes that start together each
   // find one); a command is handed to one and a new standby starts at once. Each command still has a
   // process of its own. For the studio and other long-lived owners; off by default, since a one-shot
-  // command would only start a process to kill it.
-  void keep_standby(bool on, int count = 1);
+  // command would only start a process to kill it. `first_preload`: what the first standby this call
+  // starts imports ahead ("intake": torch and torch.export, not torch.compile's stack, for a session
+  // whose first command is its intake, which waits for it; empty: the full preload); every other
+  // standby has the full preload.
+  void keep_standby(bool on, int count = 1, const std::string& first_preload = {});
   // Commands that ran on a standby process rather than a fresh one.
   int standby_runs() const { return standby_runs_; }
   // Standbys started and waiting for a command now.
@@ -62,11 +65,13 @@ class ChildProcessWorkerRunner : public WorkerRunner {
  private:
   ChildProcess::Env worker_env() const;
   // `local`: the worker itself, also when a Ray cluster is set (the sandbox).
-  std::vector<std::string> worker_argv(bool preload, bool local = false) const;
+  // `preload`: a standby's `--preload` (`--preload=P` for a profile other than the full one).
+  std::vector<std::string> worker_argv(bool preload, bool local = false, const std::string& profile = {}) const;
   std::string package_location() const;
   // The standby, if there is a live one (a new one is started in its place), else null.
   std::unique_ptr<WorkerConnection> take_standby();
-  void fill_standbys_locked();  // starts standbys until there are standby_count_
+  // Starts standbys until there are standby_count_, the first of them with `first_profile`'s preload.
+  void fill_standbys_locked(const std::string& first_profile = {});
 
   std::string python_;
   std::filesystem::path work_dir_;

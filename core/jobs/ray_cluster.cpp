@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/env/resource_paths.h"
+#include "core/worker/bytecode_cache.h"
 #include "core/worker/child_process.h"
 
 namespace nova {
@@ -18,6 +19,7 @@ RayClusterInfo RayCluster::describe(const std::string& python, const std::string
   auto env = ChildProcess::minimal_env();
   env["PYTHONPATH"] = python_package_dir().string();
   env["PYTHONDONTWRITEBYTECODE"] = "1";
+  BytecodeCache::apply(env);
   ProcessResult r;
   try {
     r = ChildProcess::run(argv, env, budget);

@@ -61,7 +61,10 @@ ProjectSession::ProjectSession(SessionOptions options, std::unique_ptr<WorkerRun
   if (!runner_) {
     auto child = std::make_unique<ChildProcessWorkerRunner>(options_.python, project_dir_ / "work" / "worker");
     if (!options_.ray_address.empty()) child->set_ray(options_.ray_address, options_.ray_gpu_kind);
-    if (options_.keep_standby) child->keep_standby(true, std::max(1, options_.gpus));
+    // A model not captured yet starts with its intake, which waits for the first standby: that one
+    // imports only what intake uses (on the H100 box the full preload took 13 s of a 13.7 s first intake).
+    if (options_.keep_standby)
+      child->keep_standby(true, std::max(1, options_.gpus), model_unchanged() ? std::string() : "intake");
     runner_ = std::move(child);
   }
   evaluator_ = std::make_unique<CandidateEvaluator>(*runner_, compiler_, project_dir_ / "work");

@@ -12,6 +12,7 @@
 #include "core/env/settings.h"
 #include "core/trace/trace_identity_check.h"
 #include "core/trace/trace_reader.h"
+#include "core/worker/bytecode_cache.h"
 #include "core/worker/child_process.h"
 #include "core/worker/no_gpu_error.h"
 #include "core/worker/worker_connection.h"
@@ -61,6 +62,7 @@ nlohmann::json ProfileRunner::run_worker(const nlohmann::json& args, bool inject
   env["PYTHONPATH"] = python_package_dir().string();
   env["PYTHONUNBUFFERED"] = "1";
   env["PYTHONDONTWRITEBYTECODE"] = "1";
+  BytecodeCache::apply(env);
   if (inject) {
     fs::path lib = tracer_library();
     if (!fs::exists(lib))

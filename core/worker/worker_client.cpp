@@ -1,6 +1,7 @@
 #include "core/worker/worker_client.h"
 
 #include "core/env/resource_paths.h"
+#include "core/worker/bytecode_cache.h"
 
 namespace nova {
 using namespace std::chrono;
@@ -37,6 +38,7 @@ const WorkerInfo& WorkerClient::start() {
   env["PYTHONPATH"] = python_package_dir().string();
   env["PYTHONUNBUFFERED"] = "1";
   env["PYTHONDONTWRITEBYTECODE"] = "1";  // never litter the user's model folder
+  BytecodeCache::apply(env);             // (torch's bytecode may go to nova's cache)
   conn_ = std::make_unique<WorkerConnection>(std::vector<std::string>{python_, "-m", "nova_worker"}, env,
                                              python_package_dir().string());
   ++starts_;

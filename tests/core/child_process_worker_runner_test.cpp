@@ -53,14 +53,18 @@ def crash(args, progress):
 def fail(args, progress):
     raise WorkerFailure("internal", "CUDA error: out of memory")
 
+def argv(args, progress):
+    return {"argv": sys.argv[1:]}
+
 def leave(args, progress):
     print("giving up without an answer", file=sys.stderr, flush=True)
     os._exit(1)
 
 if "--preload" in sys.argv and os.path.exists(os.path.join(os.path.dirname(__file__), "no_standby")):
     sys.exit(3)
-sys.exit(server.main(commands={"ok": ok, "sleep": sleep, "crash": crash, "fail": fail, "leave": leave},
-                     preload_imports=lambda: time.sleep(0.2)))
+sys.exit(server.main(commands={"ok": ok, "sleep": sleep, "crash": crash, "fail": fail, "leave": leave,
+                               "argv": argv},
+                     preload_imports=lambda profile: time.sleep(0.2)))
 )";
     runner_ = std::make_unique<ChildProcessWorkerRunner>(Settings{}.resolved_python(), dir_ / "work");
     runner_->add_python_path(dir_);
@@ -248,6 +252,22 @@ TEST_F(WorkerRunnerTest, LanesThatStartTogetherEachTakeAStandby) {
   EXPECT_EQ(runner_->standby_runs(), 4);
   runner_->keep_standby(false);
   EXPECT_EQ(runner_->standbys_waiting(), 0);
+}
+
+// A session whose first command is its intake starts its first standby with intake's preload only; the
+// standby started in its place preloads fully (validation and benchmarks import torch.compile's stack).
+TEST_F(WorkerRunnerTest, TheFirstStandbysPreloadCanBeIntakesAndTheNextOnesAreFull) {
+  runner_->keep_standby(true, 1, "intake");
+  EXPECT_EQ(runner_->run("argv", {}, WorkerCall{})["argv"], (nlohmann::json{"--once", "--preload=intake"}));
+  EXPECT_EQ(runner_->run("argv", {}, WorkerCall{})["argv"], (nlohmann::json{"--once", "--preload"}));
+  EXPECT_EQ(runner_->standby_runs(), 2);
+  runner_->keep_standby(false);
+  EXPECT_EQ(runner_->run("argv", {}, WorkerCall{})["argv"], (nlohmann::json{"--once"}));  // a fresh worker
+  // Two lanes: one intake, so only the first standby has intake's preload.
+  runner_->keep_standby(true, 2, "intake");
+  EXPECT_EQ(runner_->run("argv", {}, WorkerCall{})["argv"], (nlohmann::json{"--once", "--preload=intake"}));
+  EXPECT_EQ(runner_->run("argv", {}, WorkerCall{})["argv"], (nlohmann::json{"--once", "--preload"}));
+  runner_->keep_standby(false);
 }
 
 TEST_F(WorkerRunnerTest, AStandbyThatDiedWaitingIsReplacedByAFreshProcess) {

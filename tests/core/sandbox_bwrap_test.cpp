@@ -153,7 +153,7 @@ def stall(args, progress):
     time.sleep(120)  # never checks for a cancel: only ending the process stops it
     return {}
 
-sys.exit(server.main(commands={"escape": escape, "stall": stall}, preload_imports=lambda: None))
+sys.exit(server.main(commands={"escape": escape, "stall": stall}, preload_imports=lambda profile: None))
 )";
     runner_ = std::make_unique<ChildProcessWorkerRunner>(Settings{}.resolved_python(), dir_ / "work");
     runner_->add_python_path(dir_);

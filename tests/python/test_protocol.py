@@ -190,6 +190,31 @@ def test_the_entry_point_refuses_unknown_options():
     assert proc.returncode == 2 and "unknown: --bogus" in proc.stderr
 
 
+@pytest.mark.parametrize("option, inductor", [("--preload=intake", False), ("--preload", True)])
+def test_a_standby_for_intake_imports_torch_export_but_not_inductor(option, inductor):
+    # A session's first standby serves its intake, which waits for it: it skips torch.compile's stack.
+    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR, PYTHONDONTWRITEBYTECODE="1")
+    modules = ["torch", "torch._dynamo", "nova_worker.intake", "torch._inductor.compile_fx", "nova_worker.candidates"]
+    proc = subprocess.run([sys.executable, "-m", "nova_worker", "--once", option], env=env, timeout=300,
+                          input=json.dumps(request(1, "_where", {"modules": modules})) + "\n",
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    hello, answer = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert hello["mode"] == "once"
+    imported = answer["result"]["imported"]
+    assert imported["torch"] and imported["torch._dynamo"]
+    assert imported["nova_worker.intake"] is not inductor
+    assert imported["torch._inductor.compile_fx"] is inductor and imported["nova_worker.candidates"] is inductor
+
+
+def test_the_entry_point_refuses_an_unknown_preload():
+    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR)
+    proc = subprocess.run([sys.executable, "-m", "nova_worker", "--once", "--preload=everything"], env=env,
+                          timeout=60, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and "--preload[=compile|intake]" in proc.stderr
+    assert "unknown: --preload=everything" in proc.stderr
+
+
 def test_a_request_for_one_gpu_lane_narrows_the_devices_before_cuda_starts(monkeypatch):
     # A standby started before its lane was known is told its device with the request.
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)

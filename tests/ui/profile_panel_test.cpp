@@ -2,6 +2,8 @@
 // kernel search and the range selection reported in the status line; screenshot to the test output folder.
 #include "ui/trace/profile_panel.h"
 
+#include <fstream>
+
 #include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -11,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/graph/model_graph.h"
+#include "core/trace/attribution.h"
+#include "core/trace/gpu_iterations.h"
 #include "core/trace/trace_reader.h"
 #include "support/synthetic_trace.h"
 #include "support/test_paths.h"
@@ -55,6 +60,41 @@ TEST(ProfilePanel, KeepsTimelineAndHotOpsInStepAndReportsSearchAndSelection) {
   EXPECT_GT(panel.nodeColours()[4].hue(), panel.nodeColours()[0].hue());  // conv is hotter than mul
   ASSERT_TRUE(panel.grab().save(
       QString::fromStdString((nova::test::test_output_dir() / "profile_panel.png").string())));
+}
+
+// A real H100 trace (session 24, `nova profile` of mlp_block): the host launched all 20 iterations in its
+// first 1.5 ms of 28. The boundaries are drawn where each iteration began on the GPU, across the trace.
+TEST(ProfilePanel, IterationBoundariesAreWhereEachIterationBeganOnTheGpu) {
+  auto trace = std::make_shared<Trace>(
+      TraceReader::read(test::fixtures_dir() / "traces" / "h100_session24" / "mlp_block.novatrace"));
+  std::ifstream in(test::fixtures_dir() / "traces" / "mlp_block.graph.json");
+  ASSERT_TRUE(in) << "missing fixture mlp_block.graph.json";
+  ModelGraph graph = nlohmann::json::parse(in).get<ModelGraph>();
+  ProfilePanel panel;
+  panel.resize(1400, 520);
+  panel.setProfile(trace, Attribution::compute(*trace, graph), graph);
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  EXPECT_TRUE(panel.timeline()->iterationsOnGpu());
+  EXPECT_EQ(panel.timeline()->iterations(), GpuIterations::starts(*trace));
+  ASSERT_EQ(panel.timeline()->iterations().size(), 20u);
+  // The last boundary lies in the trace's last twentieth, where the host's mark lay in its first.
+  const double span = static_cast<double>(trace->end_ns() - trace->begin_ns());
+  EXPECT_GT(static_cast<double>(panel.timeline()->iterations().back().first - trace->begin_ns()), 0.9 * span);
+  EXPECT_LT(static_cast<double>(trace->iterations.back().first - trace->begin_ns()), 0.1 * span);
+  panel.timeline()->fitAll();
+  panel.grab();
+  EXPECT_EQ(panel.timeline()->lastPaintedIterations(), 20);
+  ASSERT_TRUE(panel.grab().save(
+      QString::fromStdString((nova::test::test_output_dir() / "profile_panel_gpu_iterations.png").string())));
+
+  // A trace that cannot say (an extra launch breaks the equal runs): the host's marks, labelled so.
+  auto odd = std::make_shared<Trace>(*trace);
+  odd->activities.push_back(odd->activities.back());
+  odd->activities.back().correlation += 1000;
+  panel.setProfile(odd, Attribution::compute(*odd, graph), graph);
+  EXPECT_FALSE(panel.timeline()->iterationsOnGpu());
+  EXPECT_EQ(panel.timeline()->iterations(), odd->iterations);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "core/trace/gpu_iterations.h"
 #include "core/trace/timeline_model.h"
 #include "core/trace/trace_identity_check.h"
 #include "core/trace/trace_reader.h"
@@ -65,7 +66,11 @@ void ProfilePanel::setProfile(std::shared_ptr<const Trace> trace, const Attribut
                  .arg(attribution.total_gpu_ns / 1e3, 0, 'f', 1)
                  .arg(attribution.attributed_fraction * 100, 0, 'f', 1);
   if (trace->stats.dropped_records) summary_ += tr(", %1 records dropped").arg(trace->stats.dropped_records);
-  timeline_->setIterations(trace->iterations);
+  // Iteration boundaries where each iteration began on the GPU; the host's marks where the trace
+  // does not say (they run ahead of the kernels).
+  auto on_gpu = GpuIterations::starts(*trace);
+  if (!on_gpu.empty() || trace->iterations.empty()) timeline_->setIterations(std::move(on_gpu), true);
+  else timeline_->setIterations(trace->iterations, false);
   timeline_->setModel(std::make_shared<TimelineModel>(std::move(trace), attribution, graph));
   hot_->setAttribution(attribution);
   updateStatus();

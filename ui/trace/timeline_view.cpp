@@ -58,8 +58,9 @@ void TimelineView::setModel(std::shared_ptr<const TimelineModel> model) {
   fitAll();
 }
 
-void TimelineView::setIterations(std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations) {
+void TimelineView::setIterations(std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations, bool on_gpu) {
   iterations_ = std::move(iterations);
+  iterations_on_gpu_ = on_gpu;
   update();
 }
 
@@ -322,7 +323,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     const int x = xOf(at);
     p.setPen(QPen(QColor(0x60, 0x60, 0x60), 1, Qt::DashLine));
     p.drawLine(x, kAxisHeight, x, height());
-    const QString label = tr("iter %1").arg(index);
+    const QString label = iterations_on_gpu_ ? tr("iter %1").arg(index) : tr("iter %1 (host)").arg(index);
     if (x - last_label_x > fm.horizontalAdvance(label) + 10) {  // labels never overlap
       const QRect box(x + 2, label_y, fm.horizontalAdvance(label) + 6, fm.height());
       p.fillRect(box, QColor(255, 255, 255, 210));

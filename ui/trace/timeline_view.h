@@ -26,8 +26,12 @@ class TimelineView : public QWidget {
   explicit TimelineView(QWidget* parent = nullptr);
 
   void setModel(std::shared_ptr<const TimelineModel> model);
-  // Where each profiled iteration began: (trace time in ns, iteration index), as Trace::iterations.
-  void setIterations(std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations);
+  // Where each profiled iteration began: (trace time in ns, iteration index). `on_gpu`: where it began
+  // on the GPU (GpuIterations); otherwise the host's marks (Trace::iterations), labelled "(host)", since
+  // the host runs ahead of the GPU's rows.
+  void setIterations(std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations, bool on_gpu = true);
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& iterations() const { return iterations_; }
+  bool iterationsOnGpu() const { return iterations_on_gpu_; }
   // The boundaries inside the visible range the last paint drew.
   int lastPaintedIterations() const { return painted_iterations_; }
   // The keys and the colours' meaning, shown on `?` (and named in the axis corner).
@@ -81,6 +85,7 @@ class TimelineView : public QWidget {
 
  private:
   std::vector<std::pair<std::uint64_t, std::uint64_t>> iterations_;
+  bool iterations_on_gpu_ = true;
   int painted_iterations_ = 0;
   struct RowCache {
     std::vector<PixelItem> items;

@@ -1,4 +1,4 @@
-"""Entry point: `python -m nova_worker [--once [--preload]]` (server.py)."""
+"""Entry point: `python -m nova_worker [--once [--preload[=compile|intake]]]` (server.py)."""
 
 import sys
 import time

@@ -46,7 +46,11 @@ def collect(cuda=True, with_torch=True):
 
 
 def main():
-    json.dump(collect(), sys.stdout)
+    info = collect()
+    if info["torch_ok"]:
+        from .bytecode import describe
+        info["torch_bytecode"] = describe("torch")
+    json.dump(info, sys.stdout)
     sys.stdout.write("\n")
 
 

@@ -295,13 +295,13 @@ def main(argv=None):
     lane = RayLane(address, accelerator)
     # --preload: connect before the hello, as the local standby imports torch ahead (a failure to
     # connect is reported to the request that comes).
-    if "--preload" in rest:
+    if any(a == "--preload" or a.startswith("--preload=") for a in rest):
         try:
             lane.connect()
         except WorkerFailure:
             pass
-    return server.main([a for a in rest if a in ("--once", "--preload")], began=began,
-                       commands=commands_for(lane), preload_imports=lambda: None)
+    return server.main([a for a in rest if a == "--once" or a.startswith("--preload")], began=began,
+                       commands=commands_for(lane), preload_imports=lambda profile: None)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ stdout, one that fails with a chosen error kind, and one that says where it ran.
 the hello."""
 
 import os
+import sys
 import signal
 import time
 
@@ -47,7 +48,8 @@ def fail(args, progress):
 def where(args, progress):
     """Where a command ran, for the Ray lane's tests: host, pid and the GPUs Ray gave it, after `seconds`.
     With `mark_dir` (in a Ray task), it first leaves an empty file LABEL.NODE_ID there (tests see which
-    node runs what)."""
+    node runs what). With `modules` (names), which of them the process has imported (a standby's
+    preload)."""
     if args.get("mark_dir"):
         import ray
         node = ray.get_runtime_context().get_node_id()
@@ -55,4 +57,5 @@ def where(args, progress):
     time.sleep(float(args.get("seconds", 0)))
     return {"host": os.uname().nodename, "pid": os.getpid(), "label": args.get("label"),
             "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-            "environment": {"host": os.uname().nodename}}
+            "environment": {"host": os.uname().nodename},
+            "imported": {m: m in sys.modules for m in args.get("modules", [])}}

@@ -5,7 +5,9 @@ Two modes, one protocol (docs/WORKER_PROTOCOL.md):
   * once (`python -m nova_worker --once`): serves one request and exits without the interpreter's
     teardown of torch and CUDA (about 2 s per submission on the H200 box). With `--preload` it is
     the standby: torch and torch.compile's stack are imported before the hello, while nothing waits
-    for it, and CUDA is not touched before the request comes.
+    for it, and CUDA is not touched before the request comes. `--preload=intake` imports only what
+    intake uses (torch and torch.export, not inductor): a session's first standby, which its intake
+    waits for.
 """
 
 import importlib
@@ -50,13 +52,39 @@ COMMANDS = {
 }
 
 
-def preload():
-    """The slow part of a worker's start, done ahead by a standby: torch, and what torch.compile
-    imports on first use (the compile baseline). CUDA is left alone."""
+PRELOADS = ("compile", "intake")  # `--preload` is "compile"
+
+
+def preload(profile="compile"):
+    """The slow part of a worker's start, done ahead by a standby. "compile": torch, and what
+    torch.compile imports on first use (the compile baseline of validation and benchmarks).
+    "intake": torch and what torch.export imports (torch._dynamo), not inductor, which intake never
+    uses (about a third of the full preload: 1.8 of 6.1 s on the 2-core CI machine). CUDA is left
+    alone."""
     import torch  # noqa: F401
     import torch._dynamo  # noqa: F401
+    if profile == "intake":
+        # What torch.export brings in on first use (on this CPU machine, 391 of the 407 modules an intake
+        # imported after the above; session 24's later intakes took 1.3-2.7 s on the box without them).
+        import torch._export  # noqa: F401
+        import torch._functorch.aot_autograd  # noqa: F401
+        import torch._functorch.partitioners  # noqa: F401
+        import torch.export._trace  # noqa: F401
+        from . import intake  # noqa: F401
+        return
     import torch._inductor.compile_fx  # noqa: F401
     from . import candidates  # noqa: F401
+
+
+def _preload_profile(argv):
+    """None without --preload; "compile" for `--preload`; the profile of `--preload=P`."""
+    profile = None
+    for a in argv:
+        if a == "--preload":
+            profile = "compile"
+        elif a.startswith("--preload="):
+            profile = a.split("=", 1)[1]
+    return profile
 
 
 def hello(mode, with_devices=True, commands=COMMANDS) -> schemas.Hello:
@@ -133,18 +161,19 @@ def serve(channel, once=False, commands=COMMANDS, timings=None):
 
 
 def main(argv=None, began=None, commands=COMMANDS, preload_imports=preload):
-    """`python -m nova_worker [--once [--preload]]`; `commands` and `preload_imports`: a table and
-    imports of another worker (tests' workers)."""
+    """`python -m nova_worker [--once [--preload[=compile|intake]]]`; `commands` and `preload_imports`
+    (called with the profile): a table and imports of another worker (tests' workers)."""
     argv = sys.argv[1:] if argv is None else argv
-    unknown = [a for a in argv if a not in ("--once", "--preload")]
+    unknown = [a for a in argv if a not in ("--once", "--preload") + tuple(f"--preload={p}" for p in PRELOADS)]
     if unknown:
-        print(f"usage: python -m nova_worker [--once [--preload]] (unknown: {' '.join(unknown)})", file=sys.stderr)
+        print(f"usage: python -m nova_worker [--once [--preload[={'|'.join(PRELOADS)}]]] "
+              f"(unknown: {' '.join(unknown)})", file=sys.stderr)
         return 2
-    once, preloading = "--once" in argv, "--preload" in argv
+    once, profile = "--once" in argv, _preload_profile(argv)
     began = time.monotonic() if began is None else began
     channel = Channel()
-    if preloading:
-        preload_imports()
+    if profile:
+        preload_imports(profile)
     # A one-shot worker does not touch CUDA before its request (a standby waits beside benchmarks).
     channel.send(hello("once" if once else "persistent", with_devices=not once, commands=commands))
     ready = time.monotonic()
