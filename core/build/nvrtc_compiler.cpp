@@ -38,14 +38,7 @@ void write_file_atomic(const fs::path& p, const std::string& data) {
 }  // namespace
 
 NvrtcCompiler::NvrtcCompiler(fs::path cache_dir) : cache_dir_(std::move(cache_dir)) {
-  if (cache_dir_.empty()) {
-    if (const char* c = std::getenv("NOVA_CACHE"); c && *c)
-      cache_dir_ = fs::path(c) / "nvrtc";
-    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-      cache_dir_ = fs::path(x) / "nova" / "nvrtc";
-    else
-      cache_dir_ = fs::path(std::getenv("HOME") ? std::getenv("HOME") : "/tmp") / ".cache" / "nova" / "nvrtc";
-  }
+  if (cache_dir_.empty()) cache_dir_ = nova::cache_dir() / "nvrtc";
 }
 
 std::string NvrtcCompiler::nvrtc_version() {

@@ -186,10 +186,8 @@ void run(OptimizeFlags& f) {
   for (std::size_t i = 0; i < f.models.size(); ++i) {
     const std::string& model = f.models[i];
     const std::string name = stem(model);
-    auto found = ahead.find(i);
-    auto session = found != ahead.end() && found->second ? std::move(found->second)
-                                                         : SessionCli::open(model, project_of(model), s);
-    if (found != ahead.end()) ahead.erase(found);
+    auto opened = ahead.extract(i);
+    auto session = opened && opened.mapped() ? std::move(opened.mapped()) : SessionCli::open(model, project_of(model), s);
     // (Not a model whose name is this one's or another open one's: their projects may be one folder.)
     for (std::size_t j = i + 1; s.keep_standby && j < f.models.size() && j <= i + kOpenAhead; ++j) {
       if (ahead.count(j)) continue;

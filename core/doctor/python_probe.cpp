@@ -5,18 +5,15 @@
 #include <fmt/format.h>
 
 #include "core/doctor/doctor_report.h"
-#include "core/env/resource_paths.h"
-#include "core/worker/bytecode_cache.h"
 #include "core/worker/child_process.h"
+#include "core/worker/worker_env.h"
 
 namespace nova {
 
 PythonInfo probe_python(const std::string& interpreter) {
   PythonInfo info;
   info.interpreter = interpreter;
-  auto env = ChildProcess::minimal_env();
-  env["PYTHONPATH"] = python_package_dir().string();
-  BytecodeCache::apply(env);  // as the workers get it, so the answer says what they will do
+  const auto env = WorkerEnv::make();  // as the workers get it, so the answer says what they will do
   ProcessResult r;
   try {
     r = ChildProcess::run({interpreter, "-m", "nova_worker.env_info"}, env, std::chrono::seconds(90));

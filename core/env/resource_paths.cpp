@@ -56,6 +56,13 @@ fs::path default_venv() {
   return fs::path(home ? home : ".") / ".local" / "share" / "nova" / "venv";
 }
 
+fs::path cache_dir() {
+  if (const char* c = std::getenv("NOVA_CACHE"); c && *c) return c;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "nova";
+  const char* home = std::getenv("HOME");
+  return fs::path(home && *home ? home : "/tmp") / ".cache" / "nova";
+}
+
 std::string default_python() {
   if (const char* p = std::getenv("NOVA_PYTHON"); p && *p) return p;
   fs::path venv_python = default_venv() / "bin" / "python";

@@ -19,5 +19,8 @@ std::filesystem::path plugin_dir();          // libnova_tracer.so, libnova_torch
 std::string default_python();
 // The venv packaging/setup-deps.sh creates ($NOVA_VENV or ~/.local/share/nova/venv).
 std::filesystem::path default_venv();
+// Where nova keeps its caches (NVRTC's cubins, the workers' bytecode): $NOVA_CACHE, else
+// $XDG_CACHE_HOME/nova, else ~/.cache/nova.
+std::filesystem::path cache_dir();
 
 }  // namespace nova

@@ -10,7 +10,7 @@
 #include "core/env/settings.h"
 #include "core/jobs/worker_run_error.h"
 #include "core/sandbox/bwrap_command.h"
-#include "core/worker/bytecode_cache.h"
+#include "core/worker/worker_env.h"
 
 namespace nova {
 namespace {
@@ -41,13 +41,10 @@ ChildProcessWorkerRunner::ChildProcessWorkerRunner(std::string python, std::file
 ChildProcessWorkerRunner::~ChildProcessWorkerRunner() { keep_standby(false); }
 
 ChildProcess::Env ChildProcessWorkerRunner::worker_env() const {
-  ChildProcess::Env env = ChildProcess::minimal_env();
+  ChildProcess::Env env = WorkerEnv::make();
   std::string path;
   for (const auto& p : extra_paths_) path += p.string() + ":";
-  env["PYTHONPATH"] = path + python_package_dir().string();
-  env["PYTHONUNBUFFERED"] = "1";
-  env["PYTHONDONTWRITEBYTECODE"] = "1";
-  BytecodeCache::apply(env);  // (torch's bytecode may go to nova's cache)
+  env["PYTHONPATH"] = path + env["PYTHONPATH"];
   return env;
 }
 

@@ -6,9 +6,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "core/env/resource_paths.h"
-#include "core/worker/bytecode_cache.h"
 #include "core/worker/child_process.h"
+#include "core/worker/worker_env.h"
 
 namespace nova {
 
@@ -16,10 +15,7 @@ RayClusterInfo RayCluster::describe(const std::string& python, const std::string
                                     const std::string& gpu_kind, std::chrono::seconds budget) {
   std::vector<std::string> argv{python, "-m", "nova_worker.ray_lane", "--address", address, "--describe"};
   if (!gpu_kind.empty()) argv.insert(argv.end(), {"--accelerator", gpu_kind});
-  auto env = ChildProcess::minimal_env();
-  env["PYTHONPATH"] = python_package_dir().string();
-  env["PYTHONDONTWRITEBYTECODE"] = "1";
-  BytecodeCache::apply(env);
+  const auto env = WorkerEnv::make();
   ProcessResult r;
   try {
     r = ChildProcess::run(argv, env, budget);

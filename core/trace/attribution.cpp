@@ -53,13 +53,8 @@ void add(Accumulator& acc, const GpuActivity& a) {
 
 // Iterations whose start lies inside a start/stop window (warm-up marks fall outside).
 int traced_iterations(const Trace& trace) {
-  int n = 0;
-  for (auto [t, index] : trace.iterations) {
-    bool inside = trace.windows.empty();
-    for (auto [w0, w1] : trace.windows) inside = inside || (t >= w0 && t <= w1);
-    n += inside ? 1 : 0;
-  }
-  return n;
+  return static_cast<int>(std::count_if(trace.iterations.begin(), trace.iterations.end(),
+                                        [&](const auto& mark) { return trace.in_window(mark.first); }));
 }
 
 }  // namespace

@@ -7,22 +7,15 @@ namespace nova {
 
 namespace {
 
-bool inside_windows(const Trace& trace, std::uint64_t t) {
-  if (trace.windows.empty()) return true;
-  for (auto [w0, w1] : trace.windows)
-    if (t >= w0 && t <= w1) return true;
-  return false;
-}
-
 // Without launch calls: equal runs of activities by correlation id, one per traced iteration.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> by_launch_order(const Trace& trace) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> marks;  // (host time, index), traced ones
   for (const auto& m : trace.iterations)
-    if (inside_windows(trace, m.first)) marks.push_back(m);
+    if (trace.in_window(m.first)) marks.push_back(m);
   std::sort(marks.begin(), marks.end());
   std::vector<std::pair<std::uint32_t, std::uint64_t>> launched;  // (correlation, GPU start)
   for (const auto& a : trace.activities)
-    if (a.correlation != 0 && inside_windows(trace, a.start)) launched.emplace_back(a.correlation, a.start);
+    if (a.correlation != 0 && trace.in_window(a.start)) launched.emplace_back(a.correlation, a.start);
   std::sort(launched.begin(), launched.end());
   if (marks.empty() || launched.empty() || launched.size() % marks.size() != 0) return {};
   const std::size_t run = launched.size() / marks.size();

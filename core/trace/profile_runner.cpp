@@ -12,10 +12,10 @@
 #include "core/env/settings.h"
 #include "core/trace/trace_identity_check.h"
 #include "core/trace/trace_reader.h"
-#include "core/worker/bytecode_cache.h"
 #include "core/worker/child_process.h"
 #include "core/worker/no_gpu_error.h"
 #include "core/worker/worker_connection.h"
+#include "core/worker/worker_env.h"
 
 namespace nova {
 namespace fs = std::filesystem;
@@ -58,11 +58,7 @@ bool ProfileRunner::gpu_available(std::string* why) {
 
 nlohmann::json ProfileRunner::run_worker(const nlohmann::json& args, bool inject, const fs::path& trace_file,
                                          std::string* log) {
-  ChildProcess::Env env = ChildProcess::minimal_env();
-  env["PYTHONPATH"] = python_package_dir().string();
-  env["PYTHONUNBUFFERED"] = "1";
-  env["PYTHONDONTWRITEBYTECODE"] = "1";
-  BytecodeCache::apply(env);
+  ChildProcess::Env env = WorkerEnv::make();
   if (inject) {
     fs::path lib = tracer_library();
     if (!fs::exists(lib))

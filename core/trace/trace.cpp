@@ -4,6 +4,13 @@
 
 namespace nova {
 
+bool Trace::in_window(std::uint64_t t) const {
+  if (windows.empty()) return true;
+  for (auto [w0, w1] : windows)
+    if (t >= w0 && t <= w1) return true;
+  return false;
+}
+
 std::uint64_t Trace::begin_ns() const { return activities.empty() ? 0 : activities.front().start; }
 
 std::uint64_t Trace::end_ns() const {

@@ -109,6 +109,8 @@ struct Trace {
   std::uint64_t end_ns() const;    // latest activity end
   const TraceDevice* device(std::uint32_t id) const;
   std::size_t kernel_count() const;
+  // Whether host or GPU time `t` lies in a traced window (every time does when no window is marked).
+  bool in_window(std::uint64_t t) const;
   // The node pushed around the launch with this correlation id, or -1.
   long node_of(std::uint32_t correlation) const;
 };

@@ -1,16 +1,12 @@
 #include "core/worker/bytecode_cache.h"
 
-#include <cstdlib>
 #include <system_error>
+
+#include "core/env/resource_paths.h"
 
 namespace nova {
 
-std::filesystem::path BytecodeCache::dir() {
-  if (const char* c = std::getenv("NOVA_CACHE"); c && *c) return std::filesystem::path(c) / "pycache";
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "nova" / "pycache";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "nova" / "pycache";
-}
+std::filesystem::path BytecodeCache::dir() { return cache_dir() / "pycache"; }
 
 void BytecodeCache::apply(ChildProcess::Env& env) {
   const std::filesystem::path d = dir();

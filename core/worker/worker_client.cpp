@@ -1,7 +1,7 @@
 #include "core/worker/worker_client.h"
 
 #include "core/env/resource_paths.h"
-#include "core/worker/bytecode_cache.h"
+#include "core/worker/worker_env.h"
 
 namespace nova {
 using namespace std::chrono;
@@ -34,11 +34,7 @@ std::string WorkerClient::stderr_tail(std::size_t max_bytes) const {
 const WorkerInfo& WorkerClient::start() {
   if (running()) return info_;
   discard();
-  ChildProcess::Env env = ChildProcess::minimal_env();
-  env["PYTHONPATH"] = python_package_dir().string();
-  env["PYTHONUNBUFFERED"] = "1";
-  env["PYTHONDONTWRITEBYTECODE"] = "1";  // never litter the user's model folder
-  BytecodeCache::apply(env);             // (torch's bytecode may go to nova's cache)
+  ChildProcess::Env env = WorkerEnv::make();  // never litters the user's model folder with bytecode
   conn_ = std::make_unique<WorkerConnection>(std::vector<std::string>{python_, "-m", "nova_worker"}, env,
                                              python_package_dir().string());
   ++starts_;

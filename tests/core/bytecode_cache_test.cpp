@@ -1,37 +1,20 @@
 #include "core/worker/bytecode_cache.h"
 
-#include <cstdlib>
 #include <fstream>
-#include <optional>
-#include <string>
 
 #include <gtest/gtest.h>
 
+#include "support/scoped_env.h"
 #include "support/test_paths.h"
 
 namespace nova {
 namespace {
 
-// Sets an environment variable for one test and puts the old value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 TEST(BytecodeCache, NamesAFolderOfNovasCacheToTheWorkerAndCreatesIt) {
   auto dir = test::scratch_dir("bytecode_cache");
-  ScopedEnv cache("NOVA_CACHE", (dir / "cache").string());
+  ScopedEnv cache("NOVA_CACHE", (dir / "cache").c_str());
   EXPECT_EQ(BytecodeCache::dir(), dir / "cache" / "pycache");
   ChildProcess::Env env = ChildProcess::minimal_env();
   BytecodeCache::apply(env);
@@ -43,7 +26,7 @@ TEST(BytecodeCache, NamesAFolderOfNovasCacheToTheWorkerAndCreatesIt) {
 TEST(BytecodeCache, WithoutAFolderItCanCreateTheWorkerWritesNoBytecodeAsBefore) {
   auto dir = test::scratch_dir("bytecode_cache_blocked");
   std::ofstream(dir / "a-file") << "not a folder";
-  ScopedEnv cache("NOVA_CACHE", (dir / "a-file").string());
+  ScopedEnv cache("NOVA_CACHE", (dir / "a-file").c_str());
   ChildProcess::Env env = ChildProcess::minimal_env();
   BytecodeCache::apply(env);
   EXPECT_EQ(env.count("NOVA_PYCACHE"), 0u);

@@ -1,9 +1,7 @@
 // Where a program carried to another machine (the studio kit of packaging/studio-kit.sh) finds the
 // tracer, reads the recorded fixtures and writes its test output: $NOVA_PLUGIN_DIR, $NOVA_TEST_FIXTURES
 // and $NOVA_TEST_OUTPUT win over the folders compiled in, and without them the build's folders are used.
-#include <cstdlib>
 #include <filesystem>
-#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -12,24 +10,13 @@
 #include "core/env/resource_paths.h"
 #include "core/trace/profile_runner.h"
 #include "support/llm_server/scripted_llm_server.h"
+#include "support/scoped_env.h"
 #include "support/test_paths.h"
 
 namespace nova {
 namespace {
 
-// Sets (or, with nullptr, removes) an environment variable for one scope; puts the old value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    value ? setenv(name, value, 1) : unsetenv(name);
-  }
-  ~ScopedEnv() { old_ ? setenv(name_, old_->c_str(), 1) : unsetenv(name_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 TEST(ResourcePaths, PluginDirEnvironmentVariableLocatesTheTracerElseTheBuildsFolderDoes) {
   ScopedEnv tracer("NOVA_TRACER", nullptr);
