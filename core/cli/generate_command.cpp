@@ -137,12 +137,13 @@ void add_generate_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag(
       "--gemm-tf32x3", o->gemm_tf32x3,
-      "make the tensor-core GEMM (3xTF32) the primary candidate of fp32 linear layers instead of an "
+      "make the tensor-core GEMM (3xTF32) the primary candidate of fp32 linear layers and 2-D convolutions "
+      "instead of an "
       "alternative (faster than cuBLAS fp32 and as close to float64 or closer, but it sums in another "
       "order than eager and can fail the 1e-4 check against eager; see docs/perf-notes.md)");
   cmd->add_flag("--no-alternatives", o->no_alternatives,
                 "write only each group's primary candidate (by default, groups with another form worth "
-                "measuring, such as fp32 linear layers on tensor cores, get it too: groupN.RULE.*)");
+                "measuring, such as fp32 linear layers and convolutions on tensor cores, get it too: groupN.RULE.*)");
   SessionCli::add_store_options(*cmd, o->project, o->no_project);
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);

@@ -17,7 +17,9 @@ struct GenerationTarget {
   std::string arch = "sm_90";
   int sm_count = 132;
   // fp32 linear layers above the tiled kernel's size get a tensor-core GEMM through the 3xTF32 split
-  // (kernels/nova/gemm_tf32x3.cuh) as their primary candidate instead of eager's own library call.
+  // (kernels/nova/gemm_tf32x3.cuh), and fp32 2-D convolutions of Conv2dRule::kTensorCoreMinMacs or
+  // more an implicit GEMM through it (kernels/nova/conv_gather.cuh), as their primary candidate
+  // instead of eager's own library call or the direct convolution.
   // Faster than cuBLAS's fp32 SGEMM on the H200 and as close to float64 or closer, but it sums in
   // another order than eager, so groups where eager's own rounding exceeds the 1e-4 tolerance fail the
   // check against eager. Off by default: BuiltinGenerator::alternatives then offers it beside the

@@ -26,7 +26,7 @@ struct SessionOptions {
 struct GenerateOptions {
   std::string arch;               // empty: the first GPU's, else sm_90
   int sm_count = 0;               // 0: the first GPU's, else 132
-  bool gemm_tf32x3 = false;       // the tensor-core GEMM as the primary of fp32 linear layers
+  bool gemm_tf32x3 = false;       // the tensor-core GEMM as the primary of fp32 linear layers and convolutions
   bool alternatives = true;       // write each group's alternatives too
   bool regenerate = false;        // generate every group again (else only missing or outdated groups)
   std::vector<int> groups;        // empty: every group of the graph

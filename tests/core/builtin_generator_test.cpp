@@ -412,6 +412,86 @@ TEST(BuiltinGenerator, Fp32LinearLayersGetATensorCoreGemmAsAnAlternativeToTheLib
   EXPECT_EQ(with_alternative, (std::vector<int>{1, 5, 7, 8}));
 }
 
+TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative) {
+  NvrtcCompiler nvrtc(test::scratch_dir("generator_nvrtc_conv_tf32x3"));
+  GenerationTarget opt_in;
+  opt_in.gemm_tf32x3 = true;
+  struct Expect {
+    std::string graph;
+    int group;
+    std::string primary;                 // the rule of the primary, or "declined"
+    std::array<std::int64_t, 3> grid;    // pixel tiles, channel tiles, groups
+    std::string tile;
+    std::size_t steps = 1;               // 2: the convolution's input is materialized first
+  };
+  for (const auto& x : std::vector<Expect>{
+           // 64 -> 128 channels, 3x3, stride 2, padding 1, 32x32x32 output pixels: 128-channel tiles.
+           {"coverage/adaptive_global_pool", 0, "conv2d_library+epilogue", {32768 / 64, 1, 1}, "Tf32x3Gather_128x64"},
+           // A bare grouped convolution (4 groups of 32 -> 64), (3,1) kernel, stride 2, dilation (2,1): the
+           // library call alone is declined, the own kernel is not; one grid layer per group.
+           {"coverage/depthwise_grouped_conv_relu", 1, "declined", {32768 / 128, 1, 4}, "Tf32x3Gather_64x128"},
+           // leaky_relu, then a 1x3 convolution 256 -> 256 with a bias and a clamp: the activation is
+           // materialized, then the convolution reads it.
+           {"coverage/depthwise_grouped_conv_relu", 2, "conv2d_library+epilogue", {32768 / 64, 2, 1},
+            "Tf32x3Gather_128x64", 2},
+           // The shared example: 8 -> 32 channels (a 64-row tile, half of it zeros), K = 72 (a partial k-tile).
+           {"conv2d_relu_hardswish", 0, "conv2d_direct", {(64 * 62 * 62 + 127) / 128, 1, 1}, "Tf32x3Gather_64x128"}}) {
+    SCOPED_TRACE(fmt::format("{} group {}", x.graph, x.group));
+    ModelGraph g = test::graph_fixture(x.graph);
+    const FusionGroup& group = g.groups.at(static_cast<std::size_t>(x.group));
+    Candidate primary = BuiltinGenerator().generate(g, group);
+    EXPECT_EQ(primary.declined ? "declined" : primary.origin.rule, x.primary);
+    std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, group);
+    ASSERT_EQ(alternatives.size(), 1u);
+    Candidate c = BuiltinGenerator(opt_in).generate(g, group);
+    EXPECT_EQ(alternatives[0], c);
+    ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+    EXPECT_EQ(c.origin.rule, "conv2d_tf32x3");
+    EXPECT_TRUE(c.library_ops.empty());
+    ASSERT_EQ(c.plan.steps.size(), x.steps);  // the epilogue is applied to the accumulators
+    const PlanStep& k = c.plan.steps.back();
+    EXPECT_EQ(k.type, "kernel");
+    EXPECT_EQ(k.kernel, fmt::format("nova_g{}_conv2d_tf32x3", x.group));
+    EXPECT_EQ(k.grid, x.grid);
+    EXPECT_EQ(k.block, (std::array<std::int64_t, 3>{128, 1, 1}));
+    EXPECT_EQ(k.shared_bytes, 100352);  // 4 stages of a 32-deep weight tile and a padded patch tile
+    EXPECT_NE(c.cuda_source.find("#include \"nova/conv_gather.cuh\""), std::string::npos);
+    EXPECT_NE(c.cuda_source.find("nova::" + x.tile + " tile;"), std::string::npos);
+    EXPECT_NE(c.cuda_source.find("tile.mainloop_gather("), std::string::npos);
+    if (x.steps == 2) {
+      EXPECT_EQ(c.plan.temps.size(), 1u);
+      EXPECT_EQ(k.args.back().ref, "temp:0") << "the materialized input";
+      EXPECT_EQ(k.args.size(), c.plan.inputs.size() + c.plan.outputs.size() + 1);
+    } else {
+      EXPECT_EQ(k.args.size(), c.plan.inputs.size() + c.plan.outputs.size());
+    }
+    NvrtcResult compiled = nvrtc.compile(c.cuda_source, "conv_tf32x3.cu", "sm_90");
+    EXPECT_TRUE(compiled.ok) << compiled.log;
+    // The delivery form inlines both headers.
+    EXPECT_EQ(c.extension_source.find("#include \"nova/"), std::string::npos);
+    EXPECT_NE(c.extension_source.find("// ---- kernels/nova/gemm_tf32x3.cuh ----"), std::string::npos);
+    EXPECT_NE(c.extension_source.find("// ---- kernels/nova/conv_gather.cuh ----"), std::string::npos);
+    EXPECT_NE(c.extension_source.find("cudaFuncAttributeMaxDynamicSharedMemorySize, 100352"), std::string::npos);
+  }
+  // The grouped convolution reads its group's channels and weights, and stores its group's channels.
+  ModelGraph dw = test::graph_fixture("coverage/depthwise_grouped_conv_relu");
+  Candidate grouped = BuiltinGenerator(opt_in).generate(dw, dw.groups[1]);
+  EXPECT_NE(grouped.cuda_source.find("nova::ConvNchwGather<32, 64, 64, 3, 1, 2, 2, 2, 0, 2, 1, 32, 32>"),
+            std::string::npos)
+      << grouped.cuda_source;
+  EXPECT_NE(grouped.cuda_source.find("(long long)grp * 131072LL"), std::string::npos) << "the group's 32 input channels of 64x64";
+  EXPECT_NE(grouped.cuda_source.find("(long long)grp * 6144LL"), std::string::npos) << "the group's 64 x 96 weights";
+  EXPECT_NE(grouped.cuda_source.find("const int co = grp * 64 + row_index;"), std::string::npos);
+  // Where it does not apply, no alternative: the depthwise convolution (one channel per group), the
+  // seed's small convolution (16 channels, under the size limit), fp16 (3xTF32 is an fp32 method).
+  EXPECT_TRUE(BuiltinGenerator().alternatives(dw, dw.groups[0]).empty());
+  EXPECT_EQ(BuiltinGenerator(opt_in).generate(dw, dw.groups[0]).origin.rule, "conv2d_library+epilogue");
+  ModelGraph seed = test::graph_fixture("conv2d_min_add_multiply");
+  EXPECT_EQ(BuiltinGenerator(opt_in).generate(seed, seed.groups[0]).origin.rule, "conv2d_direct");
+  ModelGraph half = test::graph_fixture("conv2d_relu_hardswish", "float16");
+  EXPECT_TRUE(BuiltinGenerator().alternatives(half, half.groups[0]).empty());
+}
+
 TEST(BuiltinGenerator, CandidateJsonRoundTrips) {
   ModelGraph g = test::graph_fixture("tiny_transformer_block");
   for (const auto& group : g.groups) {

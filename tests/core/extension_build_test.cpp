@@ -80,5 +80,16 @@ TEST(ExtensionBuild, ATensorCoreGemmAlternativeExtensionCompilesWithNvcc) {
   expect_extension_compiles(c, "nova_tf32x3_ext");
 }
 
+TEST(ExtensionBuild, ATensorCoreConvolutionAlternativeExtensionCompilesWithNvcc) {
+  // The 1x3 convolution as an implicit GEMM on the 3xTF32 path, its leaky_relu input materialized
+  // first: both headers inlined, 98 KB of dynamic shared memory asked for before the launch, the
+  // temporary passed as the kernel's last argument.
+  ModelGraph g = test::graph_fixture("coverage/depthwise_grouped_conv_relu");
+  std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, g.groups[2]);
+  ASSERT_EQ(alternatives.size(), 1u);
+  ASSERT_EQ(alternatives[0].origin.rule, "conv2d_tf32x3");
+  expect_extension_compiles(alternatives[0], "nova_conv_tf32x3_ext");
+}
+
 }  // namespace
 }  // namespace nova

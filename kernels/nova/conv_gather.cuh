@@ -1,0 +1,50 @@
+// Nova: the input patches of a 2-D convolution (NCHW, fp32) as the W operand of an implicit GEMM
+// (Tf32x3Tile<..., GATHER_B = true>::mainloop_gather in gemm_tf32x3.cuh). Device code only (no host
+// headers, no includes): compiles with NVRTC and nvcc alike.
+//
+//   out[img, co, oh, ow] = sum_k Wt[co, k] * patch(k, n),   n = (img * OH + oh) * OW + ow,
+//   k = (ci * R + r) * S + s (the weight's own order), patch(k, n) = x[img, ci, ih, iw] with
+//   ih = oh * SH - PH + r * DH, iw = ow * SW - PW + s * DW, and zero outside the image (padding).
+//
+// For a grouped convolution the caller points x at the group's first input channel of image 0; CIN
+// is the group's input channels, image_stride every channel of an image (C * H * W).
+#pragma once
+
+namespace nova {
+
+template <int CIN, int H, int W, int R, int S, int SH, int SW, int PH, int PW, int DH, int DW, int OH, int OW>
+struct ConvNchwGather {
+  static constexpr int kK = CIN * R * S;  // the GEMM's K
+  const float* x;                         // the group's channel 0 of image 0
+  long long image_stride;                 // floats from one image to the next
+  int pixels;                             // the GEMM's N: images * OH * OW
+
+  // One output pixel's column: its image's base, the top-left input position of its window.
+  struct Col {
+    const float* base;
+    int ih0, iw0;
+    bool in;  // false past the last pixel
+  };
+
+  __device__ __forceinline__ Col column(int n) const {
+    Col c;
+    c.in = n < pixels;
+    const int img = n / (OH * OW), p = n - img * (OH * OW);
+    const int oh = p / OW, ow = p - (p / OW) * OW;
+    c.base = x + (c.in ? img * image_stride : 0);
+    c.ih0 = oh * SH - PH;
+    c.iw0 = ow * SW - PW;
+    return c;
+  }
+
+  // patch(k, n) is at p, or zero (false): padding, k past K, n past the last pixel.
+  __device__ __forceinline__ bool at(const Col& c, int k, const float*& p) const {
+    const int ci = k / (R * S), rs = k - ci * (R * S);
+    const int r = rs / S, s = rs - r * S;
+    const int ih = c.ih0 + r * DH, iw = c.iw0 + s * DW;
+    p = c.base + ((long long)ci * H + ih) * W + iw;
+    return c.in && k < kK && (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
+  }
+};
+
+}  // namespace nova

@@ -1,0 +1,106 @@
+// The implicit-GEMM convolution's gather (kernels/nova/conv_gather.cuh), compiled for the host: a
+// convolution summed through ConvNchwGather's columns and patches equals the convolution summed by
+// its definition, with padding, strides, dilation and groups, and what lies past K or past the last
+// pixel reads as zero. The tensor-core tile around it is exercised on the GPU (validation of the
+// conv2d_tf32x3 candidates); this pins the index arithmetic it is fed with.
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline
+#endif
+#include "kernels/nova/conv_gather.cuh"
+
+namespace nova {
+namespace {
+
+// A grouped convolution with every geometry argument away from its default.
+constexpr int kN = 2, kC = 6, kH = 7, kW = 9, kGroups = 2, kCout = 4, kR = 3, kS = 2;
+constexpr int kSH = 2, kSW = 1, kPH = 1, kPW = 2, kDH = 2, kDW = 1;
+constexpr int kOH = (kH + 2 * kPH - kDH * (kR - 1) - 1) / kSH + 1;
+constexpr int kOW = (kW + 2 * kPW - kDW * (kS - 1) - 1) / kSW + 1;
+constexpr int kCinG = kC / kGroups, kCoutG = kCout / kGroups, kK = kCinG * kR * kS;
+using Gather = ConvNchwGather<kCinG, kH, kW, kR, kS, kSH, kSW, kPH, kPW, kDH, kDW, kOH, kOW>;
+
+struct Problem {
+  std::vector<float> x = std::vector<float>(kN * kC * kH * kW);
+  std::vector<float> w = std::vector<float>(kCout * kK);  // [cout][cin_g][r][s], as PyTorch stores it
+  Problem() {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (auto& v : x) v = u(rng);
+    for (auto& v : w) v = u(rng);
+  }
+  // out[img][co][oh][ow] by the definition of a convolution.
+  double direct(int img, int co, int oh, int ow) const {
+    const int g = co / kCoutG;
+    double sum = 0;
+    for (int ci = 0; ci < kCinG; ++ci)
+      for (int r = 0; r < kR; ++r)
+        for (int s = 0; s < kS; ++s) {
+          const int ih = oh * kSH - kPH + r * kDH, iw = ow * kSW - kPW + s * kDW;
+          if (ih < 0 || ih >= kH || iw < 0 || iw >= kW) continue;
+          sum += double(w[(co * kCinG + ci) * kR * kS + r * kS + s]) *
+                 x[((img * kC + g * kCinG + ci) * kH + ih) * kW + iw];
+        }
+    return sum;
+  }
+  Gather gather(int group) const { return Gather{x.data() + group * kCinG * kH * kW, kC * kH * kW, kN * kOH * kOW}; }
+};
+
+TEST(ConvGather, AConvolutionSummedThroughTheGatherEqualsItsDefinition) {
+  static_assert(kOH == 3 && kOW == 12, "the geometry this test was written for");
+  Problem p;
+  int padded = 0, compared = 0;
+  for (int group = 0; group < kGroups; ++group) {
+    const Gather g = p.gather(group);
+    for (int n = 0; n < kN * kOH * kOW; ++n) {
+      const Gather::Col col = g.column(n);
+      const int img = n / (kOH * kOW), oh = n / kOW % kOH, ow = n % kOW;
+      for (int co_local = 0; co_local < kCoutG; ++co_local) {
+        const int co = group * kCoutG + co_local;
+        double sum = 0;
+        for (int k = 0; k < kK; ++k) {
+          const float* at = nullptr;
+          if (g.at(col, k, at))
+            sum += double(p.w[co * kK + k]) * *at;
+          else
+            ++padded;
+        }
+        EXPECT_NEAR(sum, p.direct(img, co, oh, ow), 1e-9) << "image " << img << " channel " << co << " at " << oh
+                                                          << "," << ow;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, kN * kCout * kOH * kOW);
+  EXPECT_GT(padded, 0) << "the geometry reaches into the padding";
+}
+
+TEST(ConvGather, PastKAndPastTheLastPixelReadAsZero) {
+  Problem p;
+  const Gather g = p.gather(1);
+  const float* at = nullptr;
+  // An interior pixel: every tap in the image, none past K.
+  const Gather::Col inside = g.column(1 * kOH * kOW + 1 * kOW + 5);
+  for (int k = 0; k < kK; ++k) {
+    ASSERT_TRUE(g.at(inside, k, at)) << k;
+    EXPECT_GE(at, p.x.data());
+    EXPECT_LT(at, p.x.data() + p.x.size());
+  }
+  EXPECT_FALSE(g.at(inside, kK, at));
+  EXPECT_FALSE(g.at(inside, kK + 31, at));
+  // A tile's columns past the last pixel.
+  const Gather::Col past = g.column(kN * kOH * kOW);
+  for (int k = 0; k < kK; ++k) EXPECT_FALSE(g.at(past, k, at)) << k;
+  EXPECT_FALSE(g.at(g.column(kN * kOH * kOW + 100), 0, at));
+}
+
+}  // namespace
+}  // namespace nova
