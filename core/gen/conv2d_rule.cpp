@@ -151,6 +151,28 @@ std::optional<RuleOutput> tensor_core_conv(const GroupContext& ctx, const GraphN
   static constexpr GatherTile kTiles[] = {{"nova::Tf32x3Gather_128x64", 128, 64, 128, 2, 100352},
                                           {"nova::Tf32x3Gather_64x128", 64, 128, 128, 2, 100352}};
   const GatherTile& tile = cout_g >= 128 ? kTiles[0] : kTiles[1];
+  // K's index arithmetic in a table of 8 bytes per k in shared memory, where it leaves room for two
+  // blocks per multiprocessor (K up to 1536); beyond, each element decodes its k.
+  const std::int64_t kpad = (k + 31) / 32 * 32;
+  const bool table = kpad <= Conv2dRule::kTableK;
+  const std::int64_t smem = tile.smem_bytes + (table ? kpad * 8 : 0);
+  const std::string geometry =
+      fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}", cin_g, s.h, s.w, s.kh, s.kw, s.sh, s.sw,
+                  s.ph, s.pw, s.dh, s.dw, s.oh, s.ow);
+  const std::string x_of_group = fmt::format("{} + (long long)grp * {}LL", xname, cin_g * s.h * s.w);
+  const std::string gather =
+      table ? fmt::format("  int2* const nova_taps = reinterpret_cast<int2*>(reinterpret_cast<char*>(nova_smem) + "
+                          "{alias}::kSmemBytes);\n"
+                          "  const nova::ConvNchwTableGather<{geometry}, {kpad}> gather{{\n"
+                          "      {x}, {chw}LL, {pixels}, nova_taps}};\n"
+                          "  gather.fill(nova_taps);  // K's taps, once per block\n"
+                          "  __syncthreads();\n",
+                          fmt::arg("alias", tile.alias), fmt::arg("geometry", geometry), fmt::arg("kpad", kpad),
+                          fmt::arg("x", x_of_group), fmt::arg("chw", s.cin * s.h * s.w), fmt::arg("pixels", pixels))
+            : fmt::format("  const nova::ConvNchwGather<{geometry}> gather{{\n"
+                          "      {x}, {chw}LL, {pixels}}};\n",
+                          fmt::arg("geometry", geometry), fmt::arg("x", x_of_group),
+                          fmt::arg("chw", s.cin * s.h * s.w), fmt::arg("pixels", pixels));
   e.bind_register(conv.outputs[0].name, "conv", {"n", "co", "oh", "ow"});
   std::string value = e.value(ctx.outputs[0].name, {"n", "co", "oh", "ow"});
   std::string epilogue = e.take_code(4);
@@ -165,16 +187,14 @@ std::optional<RuleOutput> tensor_core_conv(const GroupContext& ctx, const GraphN
 // [{cout_g} x {k}] weights times [{k} x {pixels}] input patches, on tensor cores through the 3xTF32 split
 // (fp32-accurate: each operand is split into a TF32 part and its remainder, three products summed in
 // fp32). The patches are gathered into shared memory (zeros for the padding), {bm}x{bn} tiles, {threads}
-// threads, a 4-stage cp.async pipeline in {smem} bytes; the epilogue is applied to the accumulators
+// threads, a 4-stage cp.async pipeline{taps} in {smem} bytes; the epilogue is applied to the accumulators
 // before the only store (kernels/nova/gemm_tf32x3.cuh, kernels/nova/conv_gather.cuh).
 extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
     {params}) {{
   if (!nova::aligned16({wname})) __trap();  // cp.async moves 16 bytes: fresh tensors always are
   extern __shared__ float4 nova_smem[];
   const int grp = blockIdx.z;
-  const nova::ConvNchwGather<{cin_g}, {h}, {w}, {kh}, {kw}, {sh}, {sw}, {ph}, {pw}, {dh}, {dw}, {oh}, {ow}> gather{{
-      {xname} + (long long)grp * {chw_g}LL, {chw}LL, {pixels}}};
-  {alias} tile;
+{gather}  {alias} tile;
   tile.mainloop_gather({wname} + (long long)grp * {wg}LL, {k}, {cout_g}, {k}, blockIdx.y * {bm}, blockIdx.x * {bn},
                        gather, nova_smem);
   tile.for_each([&](int row_index, int col_index, float acc) {{
@@ -193,10 +213,12 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
       fmt::arg("dh", s.dh), fmt::arg("dw", s.dw), fmt::arg("n", s.n), fmt::arg("oh", s.oh), fmt::arg("ow", s.ow),
       fmt::arg("h", s.h), fmt::arg("w", s.w), fmt::arg("cout_g", cout_g), fmt::arg("cin_g", cin_g),
       fmt::arg("k", k), fmt::arg("pixels", pixels), fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn),
-      fmt::arg("threads", tile.threads), fmt::arg("min_blocks", tile.min_blocks), fmt::arg("smem", tile.smem_bytes),
+      fmt::arg("threads", tile.threads), fmt::arg("min_blocks", tile.min_blocks), fmt::arg("smem", smem),
+      fmt::arg("taps", table ? " and a table of K's taps" : ""),
       fmt::arg("alias", tile.alias), fmt::arg("name", name), fmt::arg("params", params),
-      fmt::arg("wname", name_of(wi)), fmt::arg("xname", xname), fmt::arg("chw_g", cin_g * s.h * s.w),
-      fmt::arg("chw", s.cin * s.h * s.w), fmt::arg("wg", cout_g * k), fmt::arg("ohw", s.oh * s.ow),
+      fmt::arg("wname", name_of(wi)), 
+      fmt::arg("gather", gather),
+      fmt::arg("wg", cout_g * k), fmt::arg("ohw", s.oh * s.ow),
       fmt::arg("bias", has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(bi)) : ""),
       fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]),
       fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("value", value));
@@ -207,7 +229,7 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
   step.kernel = name;
   step.grid = {(pixels + tile.bn - 1) / tile.bn, (cout_g + tile.bm - 1) / tile.bm, s.groups};
   step.block = {tile.threads, 1, 1};
-  step.shared_bytes = tile.smem_bytes;
+  step.shared_bytes = smem;
   step.args = std::move(args);
   out.plan.steps.push_back(step);
   out.notes = fmt::format(

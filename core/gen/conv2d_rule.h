@@ -15,6 +15,9 @@ class Conv2dRule {
   // Convolutions of at least this many multiply-adds get the tensor-core form (as GEMMs past the
   // tiled kernel's limit do).
   static constexpr double kTensorCoreMinMacs = 64.0 * 1024 * 1024;
+  // Up to this K (input channels per group x taps), the tensor-core form keeps a table of K's taps in
+  // shared memory (8 bytes each, beside two blocks' 98 KB of stages per multiprocessor).
+  static constexpr std::int64_t kTableK = 1536;
   static RuleOutput generate(const GroupContext& ctx);
 };
 

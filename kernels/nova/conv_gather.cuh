@@ -47,4 +47,57 @@ struct ConvNchwGather {
   }
 };
 
+// The same gather with K's index arithmetic done once per block: table[k] holds, for each k of the
+// padded K, the offset of tap (ci, r, s) from a window's top-left input element and the tap's (r *
+// DH, s * DW), so each gathered element costs a shared-memory read, two adds and a bounds check
+// instead of two divisions and a multiply chain. k past K gets a row offset that no window reaches
+// (its element reads as zero), and a column past the last pixel a window that no tap reaches. The caller gives it
+// KPAD * 8 bytes of shared memory past the tile's stages, calls fill() with every thread of the block,
+// then __syncthreads() before the main loop.
+template <int CIN, int H, int W, int R, int S, int SH, int SW, int PH, int PW, int DH, int DW, int OH, int OW,
+          int KPAD>
+struct ConvNchwTableGather {
+  static constexpr int kK = CIN * R * S;  // the GEMM's K
+  static constexpr int kTableBytes = KPAD * 8;
+  static constexpr int kNowhere = -65536;  // ih0 of a column past the last pixel: no tap reaches the image
+  static_assert(KPAD >= kK && (R - 1) * DH < 32768 && (S - 1) * DW < 32768 && H < 16384 && W < 32768,
+                "the table's 16-bit tap offsets");
+  const float* x;           // the group's channel 0 of image 0
+  long long image_stride;   // floats from one image to the next
+  int pixels;               // the GEMM's N: images * OH * OW
+  const int2* table;        // KPAD entries in shared memory: {offset, (r * DH) << 16 | (s * DW)}
+
+  __device__ __forceinline__ void fill(int2* t) const {
+    for (int k = threadIdx.x; k < KPAD; k += blockDim.x) {
+      const int ci = k / (R * S), rs = k - ci * (R * S);
+      const int r = rs / S, s = rs - r * S;
+      // Past K: a tap 32768 rows above the window, outside every image.
+      t[k] = k < kK ? make_int2((ci * H + r * DH) * W + s * DW, (r * DH) << 16 | (s * DW))
+                    : make_int2(0, static_cast<int>(0x80000000u));
+    }
+  }
+
+  struct Col {
+    const float* origin;  // the window's top-left input element (may lie outside the image)
+    int ih0, iw0;         // its position; ih0 = kNowhere past the last pixel
+  };
+
+  __device__ __forceinline__ Col column(int n) const {
+    Col c;
+    const int img = n / (OH * OW), p = n - img * (OH * OW);
+    const int oh = p / OW, ow = p - (p / OW) * OW;
+    c.ih0 = n < pixels ? oh * SH - PH : kNowhere;
+    c.iw0 = ow * SW - PW;
+    c.origin = x + (n < pixels ? img * image_stride + (long long)c.ih0 * W + c.iw0 : 0);
+    return c;
+  }
+
+  __device__ __forceinline__ bool at(const Col& c, int k, const float*& p) const {
+    const int2 e = table[k];
+    const int ih = c.ih0 + (e.y >> 16), iw = c.iw0 + (short)(e.y & 0xffff);
+    p = c.origin + e.x;
+    return (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
+  }
+};
+
 }  // namespace nova

@@ -423,19 +423,23 @@ TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative
     std::array<std::int64_t, 3> grid;    // pixel tiles, channel tiles, groups
     std::string tile;
     std::size_t steps = 1;               // 2: the convolution's input is materialized first
+    std::int64_t taps_bytes = 0;         // the table of K's taps: 8 bytes per k of K padded to 32
   };
   for (const auto& x : std::vector<Expect>{
            // 64 -> 128 channels, 3x3, stride 2, padding 1, 32x32x32 output pixels: 128-channel tiles.
-           {"coverage/adaptive_global_pool", 0, "conv2d_library+epilogue", {32768 / 64, 1, 1}, "Tf32x3Gather_128x64"},
+           {"coverage/adaptive_global_pool", 0, "conv2d_library+epilogue", {32768 / 64, 1, 1}, "Tf32x3Gather_128x64",
+            1, 576 * 8},
            // A bare grouped convolution (4 groups of 32 -> 64), (3,1) kernel, stride 2, dilation (2,1): the
            // library call alone is declined, the own kernel is not; one grid layer per group.
-           {"coverage/depthwise_grouped_conv_relu", 1, "declined", {32768 / 128, 1, 4}, "Tf32x3Gather_64x128"},
+           {"coverage/depthwise_grouped_conv_relu", 1, "declined", {32768 / 128, 1, 4}, "Tf32x3Gather_64x128", 1,
+            96 * 8},
            // leaky_relu, then a 1x3 convolution 256 -> 256 with a bias and a clamp: the activation is
            // materialized, then the convolution reads it.
            {"coverage/depthwise_grouped_conv_relu", 2, "conv2d_library+epilogue", {32768 / 64, 2, 1},
-            "Tf32x3Gather_128x64", 2},
+            "Tf32x3Gather_128x64", 2, 768 * 8},
            // The shared example: 8 -> 32 channels (a 64-row tile, half of it zeros), K = 72 (a partial k-tile).
-           {"conv2d_relu_hardswish", 0, "conv2d_direct", {(64 * 62 * 62 + 127) / 128, 1, 1}, "Tf32x3Gather_64x128"}}) {
+           {"conv2d_relu_hardswish", 0, "conv2d_direct", {(64 * 62 * 62 + 127) / 128, 1, 1}, "Tf32x3Gather_64x128", 1,
+            96 * 8}}) {
     SCOPED_TRACE(fmt::format("{} group {}", x.graph, x.group));
     ModelGraph g = test::graph_fixture(x.graph);
     const FusionGroup& group = g.groups.at(static_cast<std::size_t>(x.group));
@@ -454,7 +458,10 @@ TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative
     EXPECT_EQ(k.kernel, fmt::format("nova_g{}_conv2d_tf32x3", x.group));
     EXPECT_EQ(k.grid, x.grid);
     EXPECT_EQ(k.block, (std::array<std::int64_t, 3>{128, 1, 1}));
-    EXPECT_EQ(k.shared_bytes, 100352);  // 4 stages of a 32-deep weight tile and a padded patch tile
+    // 4 stages of a 32-deep weight tile and a padded patch tile, then the taps' table.
+    EXPECT_EQ(k.shared_bytes, 100352 + x.taps_bytes);
+    EXPECT_NE(c.cuda_source.find(fmt::format("nova::ConvNchwTableGather<")), std::string::npos);
+    EXPECT_NE(c.cuda_source.find(fmt::format(", {}> gather{{", x.taps_bytes / 8)), std::string::npos);
     EXPECT_NE(c.cuda_source.find("#include \"nova/conv_gather.cuh\""), std::string::npos);
     EXPECT_NE(c.cuda_source.find("nova::" + x.tile + " tile;"), std::string::npos);
     EXPECT_NE(c.cuda_source.find("tile.mainloop_gather("), std::string::npos);
@@ -471,12 +478,30 @@ TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative
     EXPECT_EQ(c.extension_source.find("#include \"nova/"), std::string::npos);
     EXPECT_NE(c.extension_source.find("// ---- kernels/nova/gemm_tf32x3.cuh ----"), std::string::npos);
     EXPECT_NE(c.extension_source.find("// ---- kernels/nova/conv_gather.cuh ----"), std::string::npos);
-    EXPECT_NE(c.extension_source.find("cudaFuncAttributeMaxDynamicSharedMemorySize, 100352"), std::string::npos);
+    EXPECT_NE(c.extension_source.find(
+                  fmt::format("cudaFuncAttributeMaxDynamicSharedMemorySize, {}", 100352 + x.taps_bytes)),
+              std::string::npos);
   }
+  // A K past the table's limit (192 input channels x 3x3 = 1728): each element decodes its k, and the
+  // kernel asks for the stages' shared memory only.
+  ModelGraph wide = test::graph_fixture("conv2d_min_add_multiply_large.graph");
+  for (auto& t : wide.inputs)
+    if (t.shape.size() == 4) t.shape[1] = 192;
+  for (auto& p : wide.params)
+    if (p.tensor.shape.size() == 4) p.tensor.shape[1] = 192;
+  Candidate arithmetic = BuiltinGenerator(opt_in).generate(wide, wide.groups[0]);
+  ASSERT_EQ(arithmetic.origin.rule, "conv2d_tf32x3") << arithmetic.summary;
+  EXPECT_EQ(arithmetic.cuda_source.find("ConvNchwTableGather"), std::string::npos);
+  EXPECT_NE(arithmetic.cuda_source.find("nova::ConvNchwGather<192, 128, 128, 3, 3, 1, 1, 0, 0, 1, 1, 126, 126> gather{"),
+            std::string::npos)
+      << arithmetic.cuda_source;
+  EXPECT_EQ(arithmetic.plan.steps.at(0).shared_bytes, 100352);
+  NvrtcResult arithmetic_compiled = nvrtc.compile(arithmetic.cuda_source, "conv_tf32x3_wide.cu", "sm_90");
+  EXPECT_TRUE(arithmetic_compiled.ok) << arithmetic_compiled.log;
   // The grouped convolution reads its group's channels and weights, and stores its group's channels.
   ModelGraph dw = test::graph_fixture("coverage/depthwise_grouped_conv_relu");
   Candidate grouped = BuiltinGenerator(opt_in).generate(dw, dw.groups[1]);
-  EXPECT_NE(grouped.cuda_source.find("nova::ConvNchwGather<32, 64, 64, 3, 1, 2, 2, 2, 0, 2, 1, 32, 32>"),
+  EXPECT_NE(grouped.cuda_source.find("nova::ConvNchwTableGather<32, 64, 64, 3, 1, 2, 2, 2, 0, 2, 1, 32, 32, 96>"),
             std::string::npos)
       << grouped.cuda_source;
   EXPECT_NE(grouped.cuda_source.find("(long long)grp * 131072LL"), std::string::npos) << "the group's 32 input channels of 64x64";

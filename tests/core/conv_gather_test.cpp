@@ -1,7 +1,7 @@
-// The implicit-GEMM convolution's gather (kernels/nova/conv_gather.cuh), compiled for the host: a
-// convolution summed through ConvNchwGather's columns and patches equals the convolution summed by
-// its definition, with padding, strides, dilation and groups, and what lies past K or past the last
-// pixel reads as zero. The tensor-core tile around it is exercised on the GPU (validation of the
+// The implicit-GEMM convolution's gathers (kernels/nova/conv_gather.cuh), compiled for the host: a
+// convolution summed through ConvNchwGather's (and ConvNchwTableGather's) columns and patches equals
+// the convolution summed by its definition, with padding, strides, dilation and groups, and what lies
+// past K or past the last pixel reads as zero. The tensor-core tile around it is exercised on the GPU (validation of the
 // conv2d_tf32x3 candidates); this pins the index arithmetic it is fed with.
 #include <cstdint>
 #include <random>
@@ -15,6 +15,17 @@
 #ifndef __forceinline__
 #define __forceinline__ inline
 #endif
+// What the gathers use of CUDA's device vocabulary, for one host thread filling the whole table.
+struct int2 {
+  int x, y;
+};
+inline int2 make_int2(int x, int y) { return {x, y}; }
+static const struct {
+  int x = 0;
+} threadIdx;
+static const struct {
+  int x = 1;
+} blockDim;
 #include "kernels/nova/conv_gather.cuh"
 
 namespace nova {
@@ -26,7 +37,9 @@ constexpr int kSH = 2, kSW = 1, kPH = 1, kPW = 2, kDH = 2, kDW = 1;
 constexpr int kOH = (kH + 2 * kPH - kDH * (kR - 1) - 1) / kSH + 1;
 constexpr int kOW = (kW + 2 * kPW - kDW * (kS - 1) - 1) / kSW + 1;
 constexpr int kCinG = kC / kGroups, kCoutG = kCout / kGroups, kK = kCinG * kR * kS;
+constexpr int kKPad = (kK + 31) / 32 * 32;
 using Gather = ConvNchwGather<kCinG, kH, kW, kR, kS, kSH, kSW, kPH, kPW, kDH, kDW, kOH, kOW>;
+using TableGather = ConvNchwTableGather<kCinG, kH, kW, kR, kS, kSH, kSW, kPH, kPW, kDH, kDW, kOH, kOW, kKPad>;
 
 struct Problem {
   std::vector<float> x = std::vector<float>(kN * kC * kH * kW);
@@ -52,35 +65,51 @@ struct Problem {
     return sum;
   }
   Gather gather(int group) const { return Gather{x.data() + group * kCinG * kH * kW, kC * kH * kW, kN * kOH * kOW}; }
+  std::vector<int2> taps = std::vector<int2>(kKPad);
+  TableGather table_gather(int group) {
+    TableGather g{x.data() + group * kCinG * kH * kW, kC * kH * kW, kN * kOH * kOW, taps.data()};
+    g.fill(taps.data());
+    return g;
+  }
 };
+
+// Sums the convolution through gather g for every output of one group: returns how many taps read
+// as zero (the padding).
+template <class G>
+int expect_definition(const Problem& p, const G& g, int group) {
+  int padded = 0;
+  for (int n = 0; n < kN * kOH * kOW; ++n) {
+    const typename G::Col col = g.column(n);
+    const int img = n / (kOH * kOW), oh = n / kOW % kOH, ow = n % kOW;
+    for (int co_local = 0; co_local < kCoutG; ++co_local) {
+      const int co = group * kCoutG + co_local;
+      double sum = 0;
+      for (int k = 0; k < kK; ++k) {
+        const float* at = nullptr;
+        if (g.at(col, k, at)) {
+          EXPECT_GE(at, p.x.data());
+          EXPECT_LT(at, p.x.data() + p.x.size());
+          sum += double(p.w[co * kK + k]) * *at;
+        } else {
+          ++padded;
+        }
+      }
+      EXPECT_NEAR(sum, p.direct(img, co, oh, ow), 1e-9) << "image " << img << " channel " << co << " at " << oh << ","
+                                                        << ow;
+    }
+  }
+  return padded;
+}
 
 TEST(ConvGather, AConvolutionSummedThroughTheGatherEqualsItsDefinition) {
   static_assert(kOH == 3 && kOW == 12, "the geometry this test was written for");
   Problem p;
-  int padded = 0, compared = 0;
   for (int group = 0; group < kGroups; ++group) {
-    const Gather g = p.gather(group);
-    for (int n = 0; n < kN * kOH * kOW; ++n) {
-      const Gather::Col col = g.column(n);
-      const int img = n / (kOH * kOW), oh = n / kOW % kOH, ow = n % kOW;
-      for (int co_local = 0; co_local < kCoutG; ++co_local) {
-        const int co = group * kCoutG + co_local;
-        double sum = 0;
-        for (int k = 0; k < kK; ++k) {
-          const float* at = nullptr;
-          if (g.at(col, k, at))
-            sum += double(p.w[co * kK + k]) * *at;
-          else
-            ++padded;
-        }
-        EXPECT_NEAR(sum, p.direct(img, co, oh, ow), 1e-9) << "image " << img << " channel " << co << " at " << oh
-                                                          << "," << ow;
-        ++compared;
-      }
-    }
+    SCOPED_TRACE(group);
+    EXPECT_GT(expect_definition(p, p.gather(group), group), 0) << "the geometry reaches into the padding";
+    // The table's gather reads the same elements.
+    EXPECT_EQ(expect_definition(p, p.table_gather(group), group), expect_definition(p, p.gather(group), group));
   }
-  EXPECT_EQ(compared, kN * kCout * kOH * kOW);
-  EXPECT_GT(padded, 0) << "the geometry reaches into the padding";
 }
 
 TEST(ConvGather, PastKAndPastTheLastPixelReadAsZero) {
@@ -100,6 +129,18 @@ TEST(ConvGather, PastKAndPastTheLastPixelReadAsZero) {
   const Gather::Col past = g.column(kN * kOH * kOW);
   for (int k = 0; k < kK; ++k) EXPECT_FALSE(g.at(past, k, at)) << k;
   EXPECT_FALSE(g.at(g.column(kN * kOH * kOW + 100), 0, at));
+}
+
+TEST(ConvGather, TheTablesPaddingAndColumnsPastTheEndReadAsZero) {
+  Problem p;
+  const TableGather g = p.table_gather(1);
+  const float* at = nullptr;
+  const TableGather::Col inside = g.column(1 * kOH * kOW + 1 * kOW + 5);
+  for (int k = 0; k < kK; ++k) EXPECT_TRUE(g.at(inside, k, at)) << k;
+  static_assert(kKPad > kK, "the geometry pads K");
+  for (int k = kK; k < kKPad; ++k) EXPECT_FALSE(g.at(inside, k, at)) << k;
+  const TableGather::Col past = g.column(kN * kOH * kOW);
+  for (int k = 0; k < kKPad; ++k) EXPECT_FALSE(g.at(past, k, at)) << k;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/cli/selection_table.h"
@@ -467,6 +468,81 @@ TEST(RecordedSelections, H100Session24CoverageTheFirstIntakeWaitsLessAndEveryLat
   EXPECT_LT(seconds[0], 13.7);  // session 23's first intake
   EXPECT_GT(seconds[0], 5.0);   // it still imports torch in its worker
   EXPECT_LT(*std::max_element(seconds.begin() + 1, seconds.end()), 3.0);
+}
+
+// The selection of one group of a recorded model's run.
+GroupSelection recorded_group(const std::filesystem::path& file, int group) {
+  std::ifstream in(file);
+  EXPECT_TRUE(in) << "missing fixture " << file;
+  const Selection read = nlohmann::json::parse(in).at("selection").get<Selection>();
+  for (const auto& g : read.groups)
+    if (g.group_id == group) return g;
+  ADD_FAILURE() << file << " has no group " << group;
+  return {};
+}
+
+// Session 25 on an H100, two `nova optimize` runs back to back on a fresh box. The first, of the convolution
+// models and linear_relu_bias: convolutions on tensor cores (conv2d_tf32x3, an implicit GEMM through the 3xTF32
+// split) ship where cuDNN plus a fused epilogue gained 0.99-1.08x: the 3x3 stride-2 convolution 1.23x cold, the
+// 1x3 convolution after its activation 1.25x, the bare grouped, dilated convolution (whose library-only form is
+// declined) 28.4x, eager's cuDNN call for it being that slow; the shared example's small convolution keeps its
+// direct kernel (the tensor-core form 0.62x). All of them closer to float64 than eager (err/eager 0.27-0.82).
+// The second, of the 15 other coverage models, repeats session 24's selections. Intake with the worker's
+// bytecode cache: 9.2 s for the first model on the fresh box (the cache written as it goes), 3.1 s for the
+// second run's first model, at most 0.9 s for every other.
+TEST(RecordedSelections, H100Session25ConvolutionsOnTensorCoresShipAndEveryIntakeTakesUnder10Seconds) {
+  const auto conv = test::fixtures_dir() / "optimize" / "h100_session25_coverage";
+  const auto rest = test::fixtures_dir() / "optimize" / "h100_session25_coverage2";
+  expect_coverage(conv, 4, 8, 10, 9);
+  expect_coverage(rest, 15, 24, 39, 30);
+  struct Shipped {
+    std::string model;
+    int group;
+    double cold_at_least;
+  };
+  for (const auto& x : std::vector<Shipped>{{"adaptive_global_pool", 0, 1.2},
+                                            {"depthwise_grouped_conv_relu", 1, 20.0},
+                                            {"depthwise_grouped_conv_relu", 2, 1.2}}) {
+    SCOPED_TRACE(fmt::format("{} group {}", x.model, x.group));
+    const GroupSelection g = recorded_group(conv / (x.model + ".json"), x.group);
+    EXPECT_EQ(g.outcome, GroupOutcome::ships);
+    EXPECT_NE(g.reason.find("(conv2d_tf32x3)"), std::string::npos) << g.reason;
+    ASSERT_TRUE(g.cold_interval.has_value());
+    EXPECT_GT(g.cold_interval->low, x.cold_at_least);
+  }
+  const GroupSelection small = recorded_group(conv / "conv2d_relu_hardswish.json", 0);
+  EXPECT_NE(small.reason.find("(conv2d_direct)"), std::string::npos) << small.reason;
+  const GroupSelection linear = recorded_group(conv / "linear_relu_bias.json", 0);
+  EXPECT_NE(linear.reason.find("(gemm_tf32x3)"), std::string::npos) << linear.reason;
+
+  const std::vector<double> first = recorded_intake_seconds(conv), second = recorded_intake_seconds(rest);
+  ASSERT_EQ(first.size(), 4u);
+  ASSERT_EQ(second.size(), 15u);
+  EXPECT_LT(first[0], 10.0);   // issue #24's target, with the cache written on the way
+  EXPECT_LT(second[0], 6.0);   // the cache filled
+  EXPECT_LT(*std::max_element(first.begin() + 1, first.end()), 1.5);
+  EXPECT_LT(*std::max_element(second.begin() + 1, second.end()), 1.5);
+}
+
+// Session 25's last call (an H100 again): the same two convolution models with K's taps in a shared-memory table
+// (ConvNchwTableGather: a table read and two adds per gathered element instead of two divisions and a multiply
+// chain). The 3x3 stride-2 convolution went from 1.23x to 1.34x eager cold, the 1x3 one from 1.25x to 1.37x: both
+// past issue #24's 1.3x, cold and wall; the grouped one stays about 27x.
+TEST(RecordedSelections, H100Session25TheTapTableTakesTheConvolutionsPast1_3xEager) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h100_session25_conv_table";
+  expect_coverage(dir, 2, 6, 8, 7);
+  const auto before = test::fixtures_dir() / "optimize" / "h100_session25_coverage";
+  for (const auto& [model, group] : std::vector<std::pair<std::string, int>>{
+           {"adaptive_global_pool", 0}, {"depthwise_grouped_conv_relu", 1}, {"depthwise_grouped_conv_relu", 2}}) {
+    SCOPED_TRACE(fmt::format("{} group {}", model, group));
+    const GroupSelection now = recorded_group(dir / (model + ".json"), group);
+    const GroupSelection then = recorded_group(before / (model + ".json"), group);
+    EXPECT_NE(now.reason.find("(conv2d_tf32x3)"), std::string::npos) << now.reason;
+    ASSERT_TRUE(now.cold_interval && now.wall_interval && then.cold_interval);
+    EXPECT_GT(now.cold_interval->low, 1.3);
+    EXPECT_GT(now.wall_interval->low, 1.3);
+    if (group != 1) EXPECT_GT(now.cold_interval->low, then.cold_interval->high) << "the table is faster";
+  }
 }
 
 }  // namespace
