@@ -61,13 +61,11 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
   int xi = ctx.input_index(x->tensor), wi = ctx.input_index(w->tensor),
       bi = has_bias ? ctx.input_index(b->tensor) : 0;
 
-  std::string why;
   if (s.transposed) return library_conv(ctx, conv, "a transposed convolution");
-  if (ctx.target.gemm_tf32x3) {
-    if (auto r = ConvTf32x3Rule::generate(ctx, conv, s, e, why)) return *r;
-    why.clear();  // the other forms, each with its own reason
-  }
+  if (ctx.target.gemm_tf32x3)
+    if (auto r = ConvTf32x3Rule::generate(ctx, conv, s, e)) return *r;
   const std::int64_t taps = s.cin * s.kh * s.kw;
+  std::string why;
   if (s.groups != 1)
     why = "grouped convolution";
   else if (xi < 0 || wi < 0 || bi < 0)

@@ -16,7 +16,7 @@ struct GatherTile {
 }  // namespace
 
 std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, const GraphNode& conv, const ConvShape& s,
-                                                   PointwiseEmitter& e, std::string& why_not) {
+                                                   PointwiseEmitter& e) {
   const NodeArg* x = find_arg(conv, "input", 0);
   const NodeArg* w = find_arg(conv, "weight", 1);
   const NodeArg* b = find_arg(conv, "bias", 2);
@@ -26,22 +26,16 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   const std::int64_t cin_g = s.cin / s.groups, cout_g = s.cout / s.groups, k = cin_g * s.kh * s.kw;
   const std::int64_t pixels = s.n * s.oh * s.ow;
   const double macs = double(pixels) * s.cout * k;
-  if (wi < 0 || bi < 0)
-    why_not = "its weight or bias is computed inside the group";
-  else if (e.info(x->tensor).dtype != "float32" || ctx.inputs[static_cast<std::size_t>(wi)].dtype != "float32" ||
-           ctx.outputs[0].dtype != "float32")
-    why_not = "not float32";
-  else if (!ctx.epilogue_preserves_coordinates())
-    why_not = "its epilogue moves data between positions";
-  else if (cout_g < 32)
-    why_not = fmt::format("{} output channels per group: too few rows for a tensor-core tile", cout_g);
-  else if (k % 4 != 0)
-    why_not = fmt::format("{} weights per output channel: not a multiple of 4 (16-byte rows)", k);
-  else if (macs < kMinMacs)
-    why_not = fmt::format("{:.3g} M multiply-adds: too few to fill the GPU with tensor-core tiles", macs / 1e6);
-  else if (pixels >= (std::int64_t{1} << 31) || s.cin * s.h * s.w >= (std::int64_t{1} << 31))
-    why_not = "more pixels than a 32-bit index covers";
-  if (!why_not.empty()) return std::nullopt;
+  const bool applies =
+      wi >= 0 && bi >= 0 &&  // the weight and bias are the group's inputs
+      e.info(x->tensor).dtype == "float32" && ctx.inputs[static_cast<std::size_t>(wi)].dtype == "float32" &&
+      ctx.outputs[0].dtype == "float32" &&        // 3xTF32 is an fp32 method
+      ctx.epilogue_preserves_coordinates() &&     // the epilogue runs on the accumulators
+      cout_g >= 32 &&                             // rows enough for a tensor-core tile
+      k % 4 == 0 &&                               // 16-byte weight rows for cp.async
+      macs >= kMinMacs &&                         // work enough to fill the GPU with tiles
+      pixels < (std::int64_t{1} << 31) && s.cin * s.h * s.w < (std::int64_t{1} << 31);  // 32-bit indices
+  if (!applies) return std::nullopt;
 
   RuleOutput out;
   out.plan = ctx.base_plan();

@@ -7,7 +7,6 @@
 // the epilogue is applied to the accumulators before the only store. Conv2dRule asks for it where
 // GenerationTarget::gemm_tf32x3 is set (BuiltinGenerator::alternatives writes it beside the primary).
 #include <optional>
-#include <string>
 
 #include "core/gen/conv_shape.h"
 #include "core/gen/group_context.h"
@@ -23,10 +22,10 @@ class ConvTf32x3Rule {
   // Up to this K (input channels per group x taps, padded to 32), the kernel keeps a table of K's taps
   // in shared memory (8 bytes each, beside two blocks' 98 KB of stages per multiprocessor).
   static constexpr std::int64_t kTableK = 1536;
-  // The candidate's kernels and plan, or nothing where the form does not apply (fp16, fewer than 32
-  // output channels per group, a K that is not a multiple of 4, too small): why_not then says why.
+  // The candidate's kernels and plan, or nothing where the form does not apply (not fp32, fewer than 32
+  // output channels per group, a K that is not a multiple of 4, too small): the caller's other forms.
   static std::optional<RuleOutput> generate(const GroupContext& ctx, const GraphNode& conv, const ConvShape& s,
-                                            PointwiseEmitter& e, std::string& why_not);
+                                            PointwiseEmitter& e);
 };
 
 }  // namespace nova

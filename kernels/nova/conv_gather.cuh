@@ -11,6 +11,27 @@
 #pragma once
 
 namespace nova {
+namespace conv_gather {
+
+// k = (ci * R + r) * S + s -> (ci, r, s).
+template <int R, int S>
+__device__ __forceinline__ void tap(int k, int& ci, int& r, int& s) {
+  ci = k / (R * S);
+  const int rs = k - ci * (R * S);
+  r = rs / S;
+  s = rs - r * S;
+}
+
+// n = (img * OH + oh) * OW + ow -> (img, oh, ow).
+template <int OH, int OW>
+__device__ __forceinline__ void pixel(int n, int& img, int& oh, int& ow) {
+  img = n / (OH * OW);
+  const int p = n - img * (OH * OW);
+  oh = p / OW;
+  ow = p - oh * OW;
+}
+
+}  // namespace conv_gather
 
 template <int CIN, int H, int W, int R, int S, int SH, int SW, int PH, int PW, int DH, int DW, int OH, int OW>
 struct ConvNchwGather {
@@ -29,8 +50,8 @@ struct ConvNchwGather {
   __device__ __forceinline__ Col column(int n) const {
     Col c;
     c.in = n < pixels;
-    const int img = n / (OH * OW), p = n - img * (OH * OW);
-    const int oh = p / OW, ow = p - (p / OW) * OW;
+    int img, oh, ow;
+    conv_gather::pixel<OH, OW>(n, img, oh, ow);
     c.base = x + (c.in ? img * image_stride : 0);
     c.ih0 = oh * SH - PH;
     c.iw0 = ow * SW - PW;
@@ -39,8 +60,8 @@ struct ConvNchwGather {
 
   // patch(k, n) is at p, or zero (false): padding, k past K, n past the last pixel.
   __device__ __forceinline__ bool at(const Col& c, int k, const float*& p) const {
-    const int ci = k / (R * S), rs = k - ci * (R * S);
-    const int r = rs / S, s = rs - r * S;
+    int ci, r, s;
+    conv_gather::tap<R, S>(k, ci, r, s);
     const int ih = c.ih0 + r * DH, iw = c.iw0 + s * DW;
     p = c.base + ((long long)ci * H + ih) * W + iw;
     return c.in && k < kK && (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
@@ -51,14 +72,13 @@ struct ConvNchwGather {
 // padded K, the offset of tap (ci, r, s) from a window's top-left input element and the tap's (r *
 // DH, s * DW), so each gathered element costs a shared-memory read, two adds and a bounds check
 // instead of two divisions and a multiply chain. k past K gets a row offset that no window reaches
-// (its element reads as zero), and a column past the last pixel a window that no tap reaches. The caller gives it
-// KPAD * 8 bytes of shared memory past the tile's stages, calls fill() with every thread of the block,
-// then __syncthreads() before the main loop.
+// (its element reads as zero), and a column past the last pixel a window that no tap reaches. The
+// caller gives it KPAD * 8 bytes of shared memory past the tile's stages, calls fill() with every
+// thread of the block, then __syncthreads() before the main loop.
 template <int CIN, int H, int W, int R, int S, int SH, int SW, int PH, int PW, int DH, int DW, int OH, int OW,
           int KPAD>
 struct ConvNchwTableGather {
   static constexpr int kK = CIN * R * S;  // the GEMM's K
-  static constexpr int kTableBytes = KPAD * 8;
   static constexpr int kNowhere = -65536;  // ih0 of a column past the last pixel: no tap reaches the image
   static_assert(KPAD >= kK && (R - 1) * DH < 32768 && (S - 1) * DW < 32768 && H < 16384 && W < 32768,
                 "the table's 16-bit tap offsets");
@@ -69,8 +89,8 @@ struct ConvNchwTableGather {
 
   __device__ __forceinline__ void fill(int2* t) const {
     for (int k = threadIdx.x; k < KPAD; k += blockDim.x) {
-      const int ci = k / (R * S), rs = k - ci * (R * S);
-      const int r = rs / S, s = rs - r * S;
+      int ci, r, s;
+      conv_gather::tap<R, S>(k, ci, r, s);
       // Past K: a tap 32768 rows above the window, outside every image.
       t[k] = k < kK ? make_int2((ci * H + r * DH) * W + s * DW, (r * DH) << 16 | (s * DW))
                     : make_int2(0, static_cast<int>(0x80000000u));
@@ -84,8 +104,8 @@ struct ConvNchwTableGather {
 
   __device__ __forceinline__ Col column(int n) const {
     Col c;
-    const int img = n / (OH * OW), p = n - img * (OH * OW);
-    const int oh = p / OW, ow = p - (p / OW) * OW;
+    int img, oh, ow;
+    conv_gather::pixel<OH, OW>(n, img, oh, ow);
     c.ih0 = n < pixels ? oh * SH - PH : kNowhere;
     c.iw0 = ow * SW - PW;
     c.origin = x + (n < pixels ? img * image_stride + (long long)c.ih0 * W + c.iw0 : 0);
