@@ -66,6 +66,7 @@ std::vector<AnchorView> apply(const GraphNode& node, const AnchorView& src) {
   const std::size_t rank = src.sizes.size();
   AnchorView v = src;
   if (node.outputs.empty()) throw UnsupportedGroup(op + " has no output");
+  if (src.copied) throw UnsupportedGroup(op + " of a copy");
   if (op == "split.Tensor" || op == "split_with_sizes.default") {
     auto dim = static_cast<std::size_t>(dim_of(int_arg(node, "dim", 2, 0), rank));
     std::vector<AnchorView> parts;
@@ -82,7 +83,12 @@ std::vector<AnchorView> apply(const GraphNode& node, const AnchorView& src) {
   const auto& shape = node.outputs[0].shape;
   if (op == "view.default" || op == "_unsafe_view.default" || op == "reshape.default") {
     auto strides = view_strides(src.sizes, src.strides, shape);
-    if (!strides) throw UnsupportedGroup(op + " copies here");
+    if (!strides) {
+      // reshape copies here: the output holds the view's elements in their logical order.
+      if (op != "reshape.default" || numel(src.sizes) != numel(shape)) throw UnsupportedGroup(op + " copies here");
+      v.copied = true;
+      return {v};
+    }
     v.sizes = shape;
     v.strides = *strides;
   } else if (op == "transpose.int" || op == "t.default") {
@@ -174,7 +180,7 @@ std::optional<std::vector<AnchorView>> anchor_views(const GroupContext& ctx) {
       if (!self || self->tensor.empty() || !views.count(self->tensor)) return std::nullopt;
       std::vector<AnchorView> made = apply(*node, views.at(self->tensor));
       for (std::size_t k = 0; k < made.size(); ++k) {
-        if (!matches_capture(made[k], node->outputs[k])) return std::nullopt;
+        if (!made[k].copied && !matches_capture(made[k], node->outputs[k])) return std::nullopt;
         views[node->outputs[k].name] = made[k];
       }
     }

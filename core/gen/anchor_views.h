@@ -18,10 +18,14 @@ namespace nova {
 struct AnchorView {
   std::vector<std::int64_t> sizes, strides;
   std::int64_t offset = 0;
+  // The output is a reshape that copies (a reshape of a transposed view: the attention's heads merged
+  // back): its elements are this view's in their logical order, so `sizes` are the view's, not the
+  // output's (same count, same order). Nothing may view it further.
+  bool copied = false;
 };
 
 // One view per group output, in output order; nullopt where an op after the anchor computes or
-// copies, an output is not reached from the anchor, a view overlaps itself (an element held twice in
+// copies (but a reshape that copies as an output's last op: AnchorView::copied), an output is not reached from the anchor, a view overlaps itself (an element held twice in
 // one output: expand), or the strides recorded at capture disagree with the ones derived here.
 std::optional<std::vector<AnchorView>> anchor_views(const GroupContext& ctx);
 

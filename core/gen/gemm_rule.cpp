@@ -8,75 +8,12 @@
 #include <fmt/format.h>
 
 #include "core/gen/anchor_views.h"
+#include "core/gen/gemm_shape.h"
+#include "core/gen/gemm_tf32x3_rule.h"
 #include "core/gen/pointwise_rule.h"
 
 namespace nova {
 namespace {
-
-std::string op_name(const GraphNode& n) {
-  return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target;
-}
-
-// A GEMM as the kernel sees it: C[b, m, n] = sum_k A(b, m, k) * B(b, k, n) (+ bias[n]).
-struct GemmShape {
-  std::int64_t batch = 1, m = 0, n = 0, k = 0;
-  std::string a, b, bias;      // tensor names
-  bool b_transposed = false;   // B stored as [n, k] (a linear weight)
-  double alpha = 1, beta = 1;  // addmm
-  std::vector<std::int64_t> out_shape;
-};
-
-GemmShape read_gemm(const GraphNode& g, PointwiseEmitter& e) {
-  GemmShape s;
-  s.out_shape = g.outputs.at(0).shape;
-  auto tensor = [&](const char* name, int pos) {
-    const NodeArg* a = find_arg(g, name, pos);
-    if (!a || a->tensor.empty()) throw UnsupportedGroup(g.target + ": argument " + name + " is not a tensor");
-    return a->tensor;
-  };
-  std::string op = op_name(g);
-  if (op == "linear.default") {
-    s.a = tensor("input", 0);
-    s.b = tensor("weight", 1);
-    s.b_transposed = true;
-    if (const NodeArg* b = find_arg(g, "bias", 2); b && !b->tensor.empty()) s.bias = b->tensor;
-    const auto& as = e.info(s.a).shape;
-    s.k = as.back();
-    s.m = numel(as) / s.k;
-    s.n = e.info(s.b).shape[0];
-  } else if (op == "addmm.default" || op == "mm.default") {
-    bool addmm = op == "addmm.default";
-    s.a = tensor(addmm ? "mat1" : "self", addmm ? 1 : 0);
-    s.b = tensor("mat2", addmm ? 2 : 1);
-    if (addmm) {
-      s.bias = tensor("self", 0);
-      if (e.info(s.bias).shape.size() != 1) throw UnsupportedGroup("addmm with a non-vector bias");
-      if (const NodeArg* b = find_arg(g, "beta", 3); b && b->constant.is_number())
-        s.beta = b->constant.get<double>();
-      if (const NodeArg* a = find_arg(g, "alpha", 4); a && a->constant.is_number())
-        s.alpha = a->constant.get<double>();
-    }
-    s.m = e.info(s.a).shape[0];
-    s.k = e.info(s.a).shape[1];
-    s.n = e.info(s.b).shape[1];
-  } else if (op == "bmm.default" || op == "matmul.default") {
-    s.a = tensor("self", 0);
-    s.b = tensor(op == "bmm.default" ? "mat2" : "other", 1);
-    const auto& as = e.info(s.a).shape;
-    const auto& bs = e.info(s.b).shape;
-    if (as.size() < 2 || as.size() != bs.size())
-      throw UnsupportedGroup(op + " with broadcast batch dimensions");
-    for (std::size_t d = 0; d + 2 < as.size(); ++d)
-      if (as[d] != bs[d]) throw UnsupportedGroup(op + " with broadcast batch dimensions");
-    s.m = as[as.size() - 2];
-    s.k = as.back();
-    s.n = bs.back();
-    s.batch = numel(as) / (s.m * s.k);
-  } else {
-    throw UnsupportedGroup("no GEMM rule for " + g.target);
-  }
-  return s;
-}
 
 RuleOutput library_gemm(const GroupContext& ctx, const GraphNode& g) {
   RuleOutput out;
@@ -144,129 +81,34 @@ RuleOutput one_kernel(const GroupContext& ctx, const std::string& rule, const st
   return out;
 }
 
-// Binds the GEMM result to the register `gemm` at its output coordinates (row and col, and bat for
-// batched products, as C variables of the kernel) and emits the epilogue from it: returns the
-// statements (indented by `indent`) and the expression of the group's output.
-std::pair<std::string, std::string> epilogue_on_register(const GroupContext& ctx, const GraphNode& g,
-                                                         const GemmShape& s, PointwiseEmitter& e,
-                                                         int indent) {
-  std::vector<std::string> coords;
-  const auto& os = s.out_shape;
-  if (op_name(g) == "linear.default") {
-    std::vector<std::int64_t> lead(os.begin(), os.end() - 1);
-    coords = unravel("row", lead);
-    coords.push_back("col");
-  } else {
-    std::vector<std::int64_t> lead(os.begin(), os.end() - 2);
-    coords = unravel("bat", lead);
-    coords.push_back("row");
-    coords.push_back("col");
-  }
-  e.bind_register(g.outputs[0].name, "gemm", coords);
-  std::string value = e.value(ctx.outputs[0].name, coords);
-  return {e.take_code(indent), value};
-}
-
-// A tile configuration of kernels/nova/gemm_tf32x3.cuh (the aliases at its end).
-struct TensorCoreTile {
-  const char* alias;
-  int bm, bn, threads, min_blocks, smem_bytes;
-};
-
-// The tensor-core path (GenerationTarget::gemm_tf32x3; BuiltinGenerator::alternatives writes it beside
-// the library form): fp32 linear layers on tensor cores through the 3xTF32 split, the epilogue
-// applied to the accumulators before the only store. Returns nothing where the shapes do not fit a
-// tile (the library path then applies). `views`: the outputs are views of the result (the attention's
-// head split), and each element is stored into the outputs that hold it instead of an epilogue.
-std::optional<RuleOutput> tensor_core_gemm(const GroupContext& ctx, const GraphNode& g, const GemmShape& s,
-                                           PointwiseEmitter& e,
-                                           const std::optional<std::vector<AnchorView>>& views) {
-  if (op_name(g) != "linear.default" || s.batch != 1 || s.alpha != 1.0 || s.beta != 1.0 || s.k % 32 != 0)
-    return std::nullopt;
-  // 128x64 tiles were the fastest accurate form on every shape of the examples measured in the sixth
-  // session but the 16384x4096x4096 seed (4% behind 128x128x64 there); 64x64 covers row counts that
-  // are not a multiple of 128.
-  static constexpr TensorCoreTile kTiles[] = {{"nova::Tf32x3_128x64", 128, 64, 128, 2, 98304},
-                                              {"nova::Tf32x3_64x64", 64, 64, 128, 3, 65536}};
-  const TensorCoreTile* tile = nullptr;
-  for (const auto& t : kTiles)
-    if (s.m % t.bm == 0 && s.n % t.bn == 0) {
-      tile = &t;
-      break;
-    }
-  if (!tile) return std::nullopt;
-  std::string store;
-  if (views) {
-    std::vector<std::string> types;
-    for (std::size_t o = 0; o < ctx.outputs.size(); ++o) types.push_back(ctx.output_storage_type(o));
-    store = store_into_views(*views, ctx.output_names, types, s.n, "gemm", 4);
-  } else {
-    auto [epilogue, value] = epilogue_on_register(ctx, g, s, e, 4);
-    store = epilogue + fmt::format("    {}[row * {}LL + col] = nova::from_f<{}>({});\n", ctx.output_names[0],
-                                   s.n, ctx.output_storage_type(0), value);
-  }
-  const auto input = [&](const std::string& t) {
-    return ctx.input_names[static_cast<std::size_t>(ctx.input_index(t))];
-  };
-  std::string bias = s.bias.empty() ? "" : fmt::format(" + nova::to_f({}[col])", input(s.bias));
-  std::string name = fmt::format("nova_g{}_gemm_tf32x3", ctx.group.id);
-  std::string kernel = fmt::format(
-      R"(#include "nova/gemm_tf32x3.cuh"
-
-// C[{m}x{n}] = A[{m}x{k}] * W[{n}x{k}]^T (a linear weight) on tensor cores through the 3xTF32 split
-// (fp32-accurate: each operand is split into a TF32 part and its remainder, three products summed in
-// fp32), with the epilogue applied to the accumulators before the only store. {bm}x{bn} tiles,
-// {threads} threads, a 4-stage cp.async pipeline in {smem} bytes of shared memory
-// (kernels/nova/gemm_tf32x3.cuh).
-extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
-    {params}) {{
-  if (!nova::aligned16({a}, {w})) __trap();  // cp.async moves 16 bytes: fresh tensors always are
-  extern __shared__ float4 nova_smem[];
-  {alias} tile;
-  tile.mainloop({a}, {w}, {m}, {n}, {k}, nova_smem);
-  tile.for_each([&](int row_index, int col_index, float acc) {{
-    const long long row = row_index, col = col_index;
-    const float gemm = acc{bias};
-{store}  }});
-}}
-
-)",
-      fmt::arg("m", s.m), fmt::arg("n", s.n), fmt::arg("k", s.k), fmt::arg("bm", tile->bm),
-      fmt::arg("bn", tile->bn), fmt::arg("threads", tile->threads), fmt::arg("min_blocks", tile->min_blocks),
-      fmt::arg("smem", tile->smem_bytes), fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()),
-      fmt::arg("a", input(s.a)), fmt::arg("w", input(s.b)), fmt::arg("alias", tile->alias),
-      fmt::arg("bias", bias), fmt::arg("store", store));
-  const std::int64_t tiles = (s.n / tile->bn) * (s.m / tile->bm);
-  return one_kernel(
-      ctx, "gemm_tf32x3", kernel, name, {s.n / tile->bn, s.m / tile->bm, 1}, tile->threads, tile->smem_bytes,
-      fmt::format("tensor-core GEMM (3xTF32): {} tiles of {}x{}, {:.3g} M multiply-adds. "
-                  "It sums in another order than eager's cuBLAS kernel: where eager's own rounding "
-                  "exceeds the 1e-4 check against float64, expect it to fail the check against "
-                  "eager while closer to float64",
-                  tiles, tile->bm, tile->bn, double(s.m) * s.n * s.k / 1e6));
-}
-
 }  // namespace
 
 RuleOutput GemmRule::generate(const GroupContext& ctx) {
   const GraphNode& g = *ctx.anchor();
   PointwiseEmitter e(ctx.graph, ctx.group);
   ctx.bind_inputs(e);
-  GemmShape s = read_gemm(g, e);
+  GemmShape s = GemmShape::read(g, e);
   const double macs = double(s.batch) * s.m * s.n * s.k;
   int ai = ctx.input_index(s.a), bi = ctx.input_index(s.b), ci = s.bias.empty() ? 0 : ctx.input_index(s.bias);
   bool fp32 =
       ctx.outputs[0].dtype == "float32" && e.info(s.a).dtype == "float32" && e.info(s.b).dtype == "float32";
   const bool operands = ai >= 0 && bi >= 0 && ci >= 0 && fp32;
   const bool own_kernel = operands && ctx.epilogue_preserves_coordinates();
-  if (macs > kTiledLimit && operands && ctx.target.gemm_tf32x3) {
-    auto views = own_kernel ? std::nullopt : anchor_views(ctx);
-    if (own_kernel || views)
-      if (auto r = tensor_core_gemm(ctx, g, s, e, views)) return *r;
+  const bool coordinates = ctx.epilogue_in_place();
+  // The tensor-core form past the tiled kernel's size, and from GemmTf32x3Rule::kMinMacs where the
+  // tiled kernel cannot read the operands (views, masks, computed operands) or would leave most of the
+  // GPU idle (a small M x N with a long K: the tensor-core form splits K).
+  const std::int64_t tiled_blocks = (s.n + 63) / 64 * ((s.m + 63) / 64) * s.batch;
+  const bool tiled_fills = own_kernel && tiled_blocks >= ctx.target.sm_count / 2;
+  if (ctx.target.gemm_tf32x3 && fp32 &&
+      (macs > kTiledLimit || (macs >= GemmTf32x3Rule::kMinMacs && !tiled_fills))) {
+    auto views = coordinates ? std::nullopt : anchor_views(ctx);
+    if (coordinates || views)
+      if (auto r = GemmTf32x3Rule::generate(ctx, s, e, views)) return *r;
   }
   if (macs > kTiledLimit || !own_kernel) return library_gemm(ctx, g);
 
-  auto [epilogue, value] = epilogue_on_register(ctx, g, s, e, 10);
+  auto [epilogue, value] = s.epilogue_on_register(ctx, e, 10);
   std::string A = ctx.input_names[static_cast<std::size_t>(ai)],
               B = ctx.input_names[static_cast<std::size_t>(bi)];
   std::string a_at = fmt::format("{}[a_base + (long long)(r) * {} + (kk)]", A, s.k);

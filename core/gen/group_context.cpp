@@ -120,7 +120,11 @@ PlanArg GroupContext::library_arg(const NodeArg& arg,
   return PlanArg{fmt::format("input:{}", i), "", nullptr, ""};
 }
 
-bool GroupContext::epilogue_preserves_coordinates() const {
+bool GroupContext::epilogue_preserves_coordinates() const { return dry_run_epilogue(true); }
+
+bool GroupContext::epilogue_in_place() const { return dry_run_epilogue(false); }
+
+bool GroupContext::dry_run_epilogue(bool same_coordinates) const {
   if (outputs.size() != 1 || !anchor()) return false;
   const TensorInfo& result = anchor()->outputs.at(0);
   if (result.shape != outputs[0].shape) return false;
@@ -135,7 +139,7 @@ bool GroupContext::epilogue_preserves_coordinates() const {
   } catch (const UnsupportedGroup&) {
     return false;
   }
-  return e.coordinates_preserved();
+  return same_coordinates ? e.coordinates_preserved() : e.reads_in_place();
 }
 
 std::string GroupContext::shapes_summary() const {

@@ -57,6 +57,9 @@ struct GroupContext {
   // The epilogue: every node after the anchor must compute from the anchor's result at the same
   // coordinates (elementwise ops and broadcasts only), and the group must have one output.
   bool epilogue_preserves_coordinates() const;
+  // The same, but index-dependent ops (a triu / tril mask computed from the coordinates) allowed: for
+  // a kernel that emits each element with its own coordinates (an epilogue on a GEMM's accumulators).
+  bool epilogue_in_place() const;
   std::string storage_type(std::size_t input) const;
   std::string output_storage_type(std::size_t output) const;
   // "x float32[128,3,32,32], ..."
@@ -66,6 +69,11 @@ struct GroupContext {
 
   static std::string c_identifier(const std::string& name);
   static std::string shape_text(const std::vector<std::int64_t>& shape);
+
+ private:
+  // A dry run of the epilogue from the anchor's result in a register: it reaches the one output
+  // without views, and (same_coordinates) without index-dependent ops.
+  bool dry_run_epilogue(bool same_coordinates) const;
 };
 
 }  // namespace nova

@@ -31,6 +31,15 @@
 // for_each(f(row, col, v)) visits every accumulator once with its global (row, col); it only reads
 // the accumulators, and any elementwise epilogue goes in the lambda. The explicit map is also
 // exposed: acc[mi][ni][r] sits at row_of(mi, r), col_of(ni, r).
+//
+// Other operand forms (the tile's caller offsets A, W or B by blockIdx.z for a batched product):
+//   mainloop_at(A, lda, W, ldw, K, m0, n0, smem[, keep_a, keep_b])   W [N, K] (k contiguous)
+//   mainloop_kn(A, lda, B, ldb, K, m0, n0, smem[, keep_a, keep_b])   B [K, N] (n contiguous), on a
+//                                                                     GATHER_B tile (k-major W tile)
+//   mainloop_gather(A, lda, M, K, m0, n0, gather, smem)               W(k, n) gathered (convolutions)
+// keep_a(row, k) and keep_b(k, n) (tf32x3::KeepUpper / KeepLower, default: keep all) zero operand
+// elements as they are read from shared memory: a triangular operand (triu / tril) without a pass
+// that writes it out first.
 #pragma once
 
 namespace nova {
@@ -67,6 +76,25 @@ __device__ __forceinline__ void split(float x, unsigned& big, unsigned& small) {
   small = __float_as_uint(x - __uint_as_float(big));
 }
 
+// Operand masks for mainloop_at / mainloop_kn: keep(r, c) says whether the operand's element at
+// row r, column c of the matrix as the product reads it (A: (m, k); B: (k, n)) is kept or read as 0.
+struct NoMask {
+  static constexpr bool kAll = true;
+  __device__ __forceinline__ bool keep(int, int) const { return true; }
+};
+// torch.triu(x, DIAG): keeps c - r >= DIAG.
+template <int DIAG>
+struct KeepUpper {
+  static constexpr bool kAll = false;
+  __device__ __forceinline__ bool keep(int r, int c) const { return c - r >= DIAG; }
+};
+// torch.tril(x, DIAG): keeps c - r <= DIAG.
+template <int DIAG>
+struct KeepLower {
+  static constexpr bool kAll = false;
+  __device__ __forceinline__ bool keep(int r, int c) const { return c - r <= DIAG; }
+};
+
 // D += A * B, m16n8k8, A row-major (4 regs), B col-major (2 regs), fp32 accumulators.
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
   asm volatile(
@@ -98,11 +126,12 @@ __device__ __forceinline__ void mma_tf32_z(float (&d)[4], const unsigned (&a)[4]
 // 4..7), one distinct segment each: 32 distinct banks. Each 8-lane group of cp.async stores fills
 // one 128-byte row: 32 distinct banks.
 //
-// GATHER_B (an implicit GEMM, mainloop_gather): W is not a matrix in memory but gathered element by
-// element (a convolution's input patches), and its tile is stored k-major, [BK][BN + 4]: a warp's
-// cp.async stores fill one k-row (consecutive columns, 32 distinct banks), and lane (g, t) reads
-// k-rows 8q+2t and 8q+2t+1 at column g, whose banks 8t + g (+4) are distinct because the padded row
-// is 4 banks past a multiple of 32.
+// GATHER_B (a k-major W tile): W is stored k-major in shared memory, [BK][BN + 4], for an operand
+// that is not [N, K] in memory: gathered element by element (a convolution's input patches,
+// mainloop_gather) or a [K, N] matrix with n contiguous (mainloop_kn, 16-byte copies along n). A
+// warp's cp.async stores fill k-rows of consecutive columns, and lane (g, t) reads k-rows 8q+2t and
+// 8q+2t+1 at column g, whose banks 8t + g (+4) are distinct because the padded row is 4 banks past a
+// multiple of 32.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS = 1, bool GATHER_B = false>
 struct Tf32x3Tile {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = STAGES, kMinBlocks = MIN_BLOCKS;
@@ -154,31 +183,44 @@ struct Tf32x3Tile {
 
   // Main loop for the block tile at (m0, n0) with explicit leading dimensions (in floats).
   // Ends with a __syncthreads, so smem may be reused by the epilogue.
+  template <class MaskA = tf32x3::NoMask, class MaskB = tf32x3::NoMask>
   __device__ __forceinline__ void mainloop_at(const float* __restrict__ A, int lda,
                                               const float* __restrict__ W, int ldw, int K, int m0, int n0,
-                                              void* smem) {
+                                              void* smem, MaskA keep_a = {}, MaskB keep_b = {}) {
     static_assert(!GATHER_B, "a gathered W tile is loaded by mainloop_gather");
-    using namespace tf32x3;
-    const int tid = threadIdx.x;
-    const unsigned sbase_u = smem_addr(smem);
-    // ---- loader: thread covers chunk lc of rows lr, lr + kRowsPerPass, ... (same r & 3) ----
-    const int lr = tid / kChunksPerRow, lc = tid % kChunksPerRow;
-    const int lswz = ((((lc >> 1) ^ (lr & 3)) << 1) | (lc & 1)) * 4;  // swizzled float offset in the row
-    const float* gA = A + (long long)(m0 + lr) * lda + lc * 4;
-    const float* gW = W + (long long)(n0 + lr) * ldw + lc * 4;
-    const unsigned sA_st = sbase_u + (unsigned)(lr * BK + lswz) * 4u;
-    const unsigned sW_st = sA_st + (unsigned)(BM * BK) * 4u;
-    const long long a_pass = (long long)kRowsPerPass * lda, w_pass = (long long)kRowsPerPass * ldw;
-    run(K / BK, m0, n0, smem, [&](int stage, int kt) {
+    const unsigned sbase_u = tf32x3::smem_addr(smem);
+    const RowLoader<BM> load_a(A, lda, m0, sbase_u, 0);
+    const RowLoader<BN> load_w(W, ldw, n0, sbase_u, BM * BK);
+    run(K / BK, m0, n0, smem, keep_a, keep_b, [&](int stage, int kt) {
       const unsigned so = (unsigned)(stage * kStageFloats) * 4u;
-      const float* pa = gA + (long long)kt * BK;
-      const float* pw = gW + (long long)kt * BK;
+      load_a.load(so, kt);
+      load_w.load(so, kt);
+    });
+  }
+
+  // Main loop for the block tile at (m0, n0) of A [M, K] (row-major, lda) times B [K, N] stored with n
+  // contiguous (ldb floats from one k-row to the next), on the k-major W tile (GATHER_B). M, N and K
+  // multiples of the tile; A, B 16-byte aligned, lda and ldb multiples of 4.
+  template <class MaskA = tf32x3::NoMask, class MaskB = tf32x3::NoMask>
+  __device__ __forceinline__ void mainloop_kn(const float* __restrict__ A, int lda,
+                                              const float* __restrict__ B, int ldb, int K, int m0, int n0,
+                                              void* smem, MaskA keep_a = {}, MaskB keep_b = {}) {
+    static_assert(GATHER_B, "mainloop_kn needs the k-major W tile (GATHER_B)");
+    static_assert(kThreads % (BN / 4) == 0 && BK % (kThreads / (BN / 4)) == 0, "k-major loader layout");
+    const unsigned sbase_u = tf32x3::smem_addr(smem);
+    const RowLoader<BM> load_a(A, lda, m0, sbase_u, 0);
+    // B: thread covers the 4 columns 4 * bc of k-rows bk, bk + kBRows, ...
+    constexpr int kBChunks = BN / 4, kBRows = kThreads / kBChunks;
+    const int bc = threadIdx.x % kBChunks, bk = threadIdx.x / kBChunks;
+    const float* gB = B + (long long)bk * ldb + n0 + bc * 4;
+    const unsigned sB_st = sbase_u + (unsigned)(BM * BK + bk * kLdB + bc * 4) * 4u;
+    run(K / BK, m0, n0, smem, keep_a, keep_b, [&](int stage, int kt) {
+      const unsigned so = (unsigned)(stage * kStageFloats) * 4u;
+      load_a.load(so, kt);
+      const float* pb = gB + (long long)kt * BK * ldb;
 #pragma unroll
-      for (int i = 0; i < BM / kRowsPerPass; ++i)
-        cp_async16(sA_st + so + (unsigned)(i * kRowsPerPass * BK) * 4u, pa + i * a_pass);
-#pragma unroll
-      for (int i = 0; i < BN / kRowsPerPass; ++i)
-        cp_async16(sW_st + so + (unsigned)(i * kRowsPerPass * BK) * 4u, pw + i * w_pass);
+      for (int j = 0; j < BK / kBRows; ++j)
+        tf32x3::cp_async16(sB_st + so + (unsigned)(j * kBRows * kLdB) * 4u, pb + (long long)j * kBRows * ldb);
     });
   }
 
@@ -195,23 +237,14 @@ struct Tf32x3Tile {
     using namespace tf32x3;
     const int tid = threadIdx.x;
     const unsigned sbase_u = smem_addr(smem);
-    const int lr = tid / kChunksPerRow, lc = tid % kChunksPerRow;
-    const int lswz = ((((lc >> 1) ^ (lr & 3)) << 1) | (lc & 1)) * 4;
-    const float* gA = A + (long long)(m0 + lr) * lda + lc * 4;
-    const unsigned sA_st = sbase_u + (unsigned)(lr * BK + lswz) * 4u;
+    const RowLoader<BM> load_a(A, lda, m0, sbase_u, 0);
     // The gathering loader: thread covers column wc of k-rows wk, wk + kKRowsPerPass, ...
     const int wc = tid % BN, wk = tid / BN;
     const typename Gather::Col col = gather.column(n0 + wc);
     const unsigned sW_st = sbase_u + (unsigned)(BM * BK + wk * kLdB + wc) * 4u;
-    run((K + BK - 1) / BK, m0, n0, smem, [&](int stage, int kt) {
+    run((K + BK - 1) / BK, m0, n0, smem, NoMask{}, NoMask{}, [&](int stage, int kt) {
       const unsigned so = (unsigned)(stage * kStageFloats) * 4u;
-      const bool chunk_in = kt * BK + lc * 4 < K;
-#pragma unroll
-      for (int i = 0; i < BM / kRowsPerPass; ++i) {
-        const bool in = chunk_in && m0 + lr + i * kRowsPerPass < M;
-        cp_async16_zfill(sA_st + so + (unsigned)(i * kRowsPerPass * BK) * 4u,
-                         in ? gA + (long long)i * kRowsPerPass * lda + (long long)kt * BK : A, in ? 16 : 0);
-      }
+      load_a.load_bounded(so, kt, m0, M, K, A);
 #pragma unroll
       for (int j = 0; j < BK / kKRowsPerPass; ++j) {
         const float* p = A;
@@ -222,10 +255,50 @@ struct Tf32x3Tile {
   }
 
  private:
+  // Copies [ROWS, BK] k-tiles of a row-major matrix (k contiguous, ld floats from row to row) into
+  // each stage at float offset `at`, rows unpadded and swizzled (see above): the thread covers the
+  // 16-byte chunk lc of rows lr, lr + kRowsPerPass, ... (all with the same r & 3).
+  template <int ROWS>
+  struct RowLoader {
+    const float* g;  // the thread's first chunk in the matrix, at k = 0
+    unsigned s;      // its place in stage 0 (shared-memory address)
+    long long pass;  // floats from one of the thread's rows to the next
+    int lr, lc;
+
+    __device__ __forceinline__ RowLoader(const float* m, int ld, int row0, unsigned sbase, int at) {
+      lr = threadIdx.x / kChunksPerRow;
+      lc = threadIdx.x % kChunksPerRow;
+      const int lswz = ((((lc >> 1) ^ (lr & 3)) << 1) | (lc & 1)) * 4;  // swizzled float offset in the row
+      g = m + (long long)(row0 + lr) * ld + lc * 4;
+      s = sbase + (unsigned)(at + lr * BK + lswz) * 4u;
+      pass = (long long)kRowsPerPass * ld;
+    }
+    // k-tile kt into the stage at byte offset so.
+    __device__ __forceinline__ void load(unsigned so, int kt) const {
+#pragma unroll
+      for (int i = 0; i < ROWS / kRowsPerPass; ++i)
+        tf32x3::cp_async16(s + so + (unsigned)(i * kRowsPerPass * BK) * 4u, g + (long long)kt * BK + i * pass);
+    }
+    // The same with zeros for rows at or past `rows` (the tile starting at row0) and k at or past K;
+    // `any` is a valid address for the copies that read nothing.
+    __device__ __forceinline__ void load_bounded(unsigned so, int kt, int row0, int rows, int K,
+                                                 const float* any) const {
+      const bool chunk_in = kt * BK + lc * 4 < K;
+#pragma unroll
+      for (int i = 0; i < ROWS / kRowsPerPass; ++i) {
+        const bool in = chunk_in && row0 + lr + i * kRowsPerPass < rows;
+        tf32x3::cp_async16_zfill(s + so + (unsigned)(i * kRowsPerPass * BK) * 4u,
+                                 in ? g + i * pass + (long long)kt * BK : any, in ? 16 : 0);
+      }
+    }
+  };
+
   // The pipeline over KT k-tiles, each loaded into a stage by load_tile(stage, kt) (one commit
-  // group per call), and the tensor-core product of each, for the block tile at (m0, n0).
-  template <class LoadTile>
-  __device__ __forceinline__ void run(int KT, int m0, int n0, void* smem, LoadTile&& load_tile) {
+  // group per call), and the tensor-core product of each, for the block tile at (m0, n0); operand
+  // elements that keep_a(m, k) or keep_b(k, n) refuse are read as zeros.
+  template <class MaskA, class MaskB, class LoadTile>
+  __device__ __forceinline__ void run(int KT, int m0, int n0, void* smem, const MaskA& keep_a,
+                                      const MaskB& keep_b, LoadTile&& load_tile) {
     using namespace tf32x3;
     const int tid = threadIdx.x;
     const int lane = tid & 31, warp = tid >> 5;
@@ -276,7 +349,31 @@ struct Tf32x3Tile {
     // started from zero (truncation relative to that small partial only), which is then added to
     // the accumulator with a round-to-nearest FADD: errors like an fp32 SGEMM's.
     float part[kMI][kNI][4];
-    auto compute = [&](const Frag& f, int q) {
+    // The masks, on the fragment of k8-step q of k-tile kt: A's element (row of .x/.y, k = kt*BK +
+    // 8q + 2t, + 1); B's (same k, n = col0 - 2t + g + ni*8).
+    auto apply_masks = [&](Frag& f, int kt, int q) {
+      const int k = kt * BK + 8 * q + 2 * t;
+      if constexpr (!MaskA::kAll) {
+#pragma unroll
+        for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = row0 + mi * 16 + h * 8;
+            if (!keep_a.keep(r, k)) f.a[mi][h].x = 0.0f;
+            if (!keep_a.keep(r, k + 1)) f.a[mi][h].y = 0.0f;
+          }
+      }
+      if constexpr (!MaskB::kAll) {
+#pragma unroll
+        for (int ni = 0; ni < kNI; ++ni) {
+          const int n = col0 - 2 * t + g + ni * 8;
+          if (!keep_b.keep(k, n)) f.b[ni].x = 0.0f;
+          if (!keep_b.keep(k + 1, n)) f.b[ni].y = 0.0f;
+        }
+      }
+    };
+    auto compute = [&](Frag& f, int kt, int q) {
+      if constexpr (!MaskA::kAll || !MaskB::kAll) apply_masks(f, kt, q);
       unsigned ab[kMI][4], as[kMI][4], bb[kNI][2], bs[kNI][2];
 #pragma unroll
       for (int mi = 0; mi < kMI; ++mi) {
@@ -346,7 +443,7 @@ struct Tf32x3Tile {
           cp_async_commit();
           wr = (wr + 1 == STAGES) ? 0 : wr + 1;
         }
-        compute(frag[q & 1], q);
+        compute(frag[q & 1], kt, q);
       }
     }
     cp_async_wait<0>();
@@ -361,5 +458,8 @@ using Tf32x3_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3>;    //  2x2  32x32  4  1
 // With the gathered W operand (an implicit-GEMM convolution: M output channels, N output pixels).
 using Tf32x3Gather_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2, true>;  //  2x2  64x32  4  128  100352
 using Tf32x3Gather_64x128 = Tf32x3Tile<64, 128, 32, 2, 2, 4, 2, true>;  //  2x2  32x64  4  128  100352
+// With B [K, N] stored n-contiguous (mainloop_kn: x @ w, a batched matmul of plain operands).
+using Tf32x3Kn_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2, true>;  //  2x2  64x32  4  128  100352
+using Tf32x3Kn_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3, true>;    //  2x2  32x32  4  128   67584
 
 }  // namespace nova

@@ -395,9 +395,8 @@ TEST(BuiltinGenerator, Fp32LinearLayersGetATensorCoreGemmAsAnAlternativeToTheLib
   EXPECT_NE(qkv.cuda_source.find("unsigned rest_row = unsigned(row - 0);"), std::string::npos);
   NvrtcResult qkv_compiled = nvrtc.compile(qkv.cuda_source, "qkv.cu", "sm_90");
   EXPECT_TRUE(qkv_compiled.ok) << qkv_compiled.log;
-  // Where it does not apply the library path stays, with no alternative: a batched product, and fp16
-  // models (3xTF32 is an fp32 method).
-  EXPECT_EQ(BuiltinGenerator(opt_in).generate(tiny, tiny.groups[4]).origin.rule, "gemm_library+epilogue");
+  // Where it does not apply the library path stays, with no alternative: fp16 models (3xTF32 is an
+  // fp32 method).
   ModelGraph half = test::graph_fixture("mlp_block", "float16");
   EXPECT_EQ(BuiltinGenerator(opt_in).generate(half, half.groups[3]).origin.rule, "gemm_library+epilogue");
   EXPECT_TRUE(BuiltinGenerator().alternatives(half, half.groups[3]).empty());
@@ -405,11 +404,111 @@ TEST(BuiltinGenerator, Fp32LinearLayersGetATensorCoreGemmAsAnAlternativeToTheLib
   ModelGraph seed = test::graph_fixture("matmul_scaling_residual_add");
   EXPECT_EQ(BuiltinGenerator(opt_in).generate(seed, seed.groups[0]).origin.rule, "gemm_tiled");
   EXPECT_TRUE(BuiltinGenerator().alternatives(seed, seed.groups[0]).empty());
-  // Over a whole model, exactly its fp32 linear layers of a tile-sized output get one.
+  // Over a whole model, exactly its fp32 linear layers of a tile-sized output get one, and the
+  // attention's two batched products (BatchedAndTransposedProducts... below).
   std::vector<int> with_alternative;
   for (const auto& group : tiny.groups)
     if (!BuiltinGenerator().alternatives(tiny, group).empty()) with_alternative.push_back(group.id);
-  EXPECT_EQ(with_alternative, (std::vector<int>{1, 5, 7, 8}));
+  EXPECT_EQ(with_alternative, (std::vector<int>{1, 2, 4, 5, 7, 8}));
+}
+
+// Batched products, transposed and permuted operands and a triangular operand read in place: the
+// tensor-core form reads each operand where it is (a view's strides as its leading dimension, a
+// k-contiguous B as the tile's [N, K] form, an n-contiguous one through the k-major tile, a triu as a
+// mask), batched over blockIdx.z, with index-dependent epilogues (masked_fill of a causal mask) on the
+// accumulators.
+TEST(BuiltinGenerator, BatchedAndTransposedProductsGetTheTensorCoreFormWithOperandsReadInPlace) {
+  NvrtcCompiler nvrtc(test::scratch_dir("generator_nvrtc_bmm_tf32x3"));
+  struct Expect {
+    std::string graph;
+    int group;
+    std::array<std::int64_t, 3> grid;  // n tiles, m tiles, batch
+    std::string alias, mainloop;       // the tile and its main loop as called
+    std::int64_t shared_bytes;
+  };
+  for (const auto& x : std::vector<Expect>{
+           // bmm(q, k.transpose(1, 2)) * scale: 32 x 128x128x64; k read as W [N, K] at its batch stride.
+           // 128-row tiles would be 64 blocks for 132 multiprocessors: 64-row ones.
+           {"bmm_softmax", 0, {2, 2, 32}, "nova::Tf32x3_64x64",
+            "mainloop_at(in_q + bat * 8192LL, 64, in_k + bat * 8192LL, 64, 64,", 65536},
+           // bmm(q, k.permute(0, 2, 1)) * 0.125, then masked_fill of a tril mask: 64 x 256x256x64.
+           {"coverage/bmm_transposed_tril_logsumexp", 0, {4, 2, 64}, "nova::Tf32x3_128x64",
+            "mainloop_at(in_q + bat * 16384LL, 64, in_k + bat * 16384LL, 64, 64,", 98304},
+           // q.reshape(-1, 64).triu() @ proj.T: the triu is a mask on A, proj read as W [N, K].
+           {"coverage/bmm_transposed_tril_logsumexp", 2, {2, 128, 1}, "nova::Tf32x3_128x64",
+            "mainloop_at(in_q, 64, in_p_proj, 64, 64, blockIdx.y * 128, blockIdx.x * 64, nova_smem, "
+            "nova::tf32x3::KeepUpper<0>{}, nova::tf32x3::NoMask{});",
+            98304},
+           // The attention's scores q @ k^T / 8 with k^T materialized by the group before ([K, N], n
+           // contiguous): the k-major tile, 8 x 8 heads of 256x256x64.
+           {"tiny_transformer_block", 2, {4, 2, 64}, "nova::Tf32x3Kn_128x64",
+            "mainloop_kn(in_transpose + bat * 16384LL, 64, in_transpose_3 + bat * 16384LL, 256, 64,", 100352},
+       }) {
+    SCOPED_TRACE(fmt::format("{} group {}", x.graph, x.group));
+    ModelGraph g = test::graph_fixture(x.graph);
+    const FusionGroup& group = g.groups.at(static_cast<std::size_t>(x.group));
+    EXPECT_NE(BuiltinGenerator().generate(g, group).origin.rule, "gemm_tf32x3");
+    std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, group);
+    ASSERT_EQ(alternatives.size(), 1u);
+    const Candidate& c = alternatives[0];
+    ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+    EXPECT_EQ(c.origin.rule, "gemm_tf32x3");
+    ASSERT_EQ(c.plan.steps.size(), 1u) << "operands are read in place and the epilogue is on the accumulators";
+    EXPECT_EQ(c.plan.steps[0].grid, x.grid);
+    EXPECT_EQ(c.plan.steps[0].shared_bytes, x.shared_bytes);
+    EXPECT_NE(c.cuda_source.find(x.alias + " tile;"), std::string::npos);
+    EXPECT_NE(c.cuda_source.find("tile." + x.mainloop), std::string::npos) << c.cuda_source;
+    EXPECT_TRUE(StaticChecker().check_candidate(c).refusals.empty());
+    NvrtcResult compiled = nvrtc.compile(c.cuda_source, "bmm.cu", "sm_90");
+    EXPECT_TRUE(compiled.ok) << compiled.log;
+  }
+  // The attention's weights times v, its heads merged back by a reshape that copies (of a transposed
+  // view): each element stored straight into its place in the merged output, out[b, s, h * 64 + d]
+  // from the result's (bat = b * 8 + h, row = s, col = d).
+  ModelGraph tiny = test::graph_fixture("tiny_transformer_block");
+  EXPECT_EQ(BuiltinGenerator().generate(tiny, tiny.groups[4]).origin.rule, "gemm_library+epilogue");
+  Candidate merged = BuiltinGenerator().alternatives(tiny, tiny.groups[4]).at(0);
+  EXPECT_EQ(merged.origin.rule, "gemm_tf32x3");
+  ASSERT_EQ(merged.plan.steps.size(), 1u);
+  EXPECT_EQ(merged.plan.steps[0].grid, (std::array<std::int64_t, 3>{1, 4, 64}));
+  EXPECT_NE(merged.cuda_source.find("const long long row = bat * 256LL + row_index, col = col_index;"),
+            std::string::npos);
+  EXPECT_NE(merged.cuda_source.find("out_reshape[c0 * 131072LL + c1 * 512LL + c2 * 64LL + c3]"), std::string::npos)
+      << merged.cuda_source;
+  NvrtcResult merged_compiled = nvrtc.compile(merged.cuda_source, "merged.cu", "sm_90");
+  EXPECT_TRUE(merged_compiled.ok) << merged_compiled.log;
+
+  // The causal mask is applied per element from the accumulator's own (bat, row, col).
+  ModelGraph tril = test::graph_fixture("coverage/bmm_transposed_tril_logsumexp");
+  Candidate masked = BuiltinGenerator().alternatives(tril, tril.groups[0]).at(0);
+  EXPECT_NE(masked.cuda_source.find("((col - row) <= 0LL) ? 1.0f : 0.0f"), std::string::npos);
+  EXPECT_NE(masked.cuda_source.find("out_masked_fill[(bat * 256LL + row) * 256LL + col]"), std::string::npos);
+
+  // A small M x N with a long K (128x512 -> 256: 8 tiles for 132 multiprocessors, where the tiled FMA
+  // kernel took 4.5x eager's time): K split in 8 slices of 64 into a partials temp, then a second kernel
+  // adds them in a fixed order with the bias.
+  ModelGraph small = test::graph_fixture("coverage/linear_softmax_sum");
+  EXPECT_EQ(BuiltinGenerator().generate(small, small.groups[0]).origin.rule, "gemm_tiled");
+  Candidate split = BuiltinGenerator().alternatives(small, small.groups[0]).at(0);
+  EXPECT_EQ(split.origin.rule, "gemm_tf32x3");
+  ASSERT_EQ(split.plan.steps.size(), 2u);
+  EXPECT_EQ(split.plan.steps[0].grid, (std::array<std::int64_t, 3>{4, 2, 8}));
+  EXPECT_EQ(split.plan.steps[1].kernel, "nova_g0_gemm_tf32x3_sum");
+  ASSERT_EQ(split.plan.temps.size(), 1u);
+  EXPECT_EQ(split.plan.temps[0].shape, (std::vector<std::int64_t>{8, 128, 256}));
+  EXPECT_EQ(split.plan.steps[0].args.back().ref, "temp:0");
+  EXPECT_EQ(split.plan.steps[1].args.back().ref, "temp:0");
+  EXPECT_NE(split.cuda_source.find("tile.mainloop_at(in_x + slice * 64LL, 512, in_p_fc_weight + slice * 64LL, 512, 64,"),
+            std::string::npos);
+  EXPECT_NE(split.cuda_source.find("for (int s = 1; s < 8; ++s) gemm += nova_partials[s * 32768LL + i];"),
+            std::string::npos);
+  EXPECT_TRUE(StaticChecker().check_candidate(split).refusals.empty());
+  NvrtcResult split_compiled = nvrtc.compile(split.cuda_source, "split.cu", "sm_90");
+  EXPECT_TRUE(split_compiled.ok) << split_compiled.log;
+
+  // Operands that are neither k- nor n-contiguous stay with the library: x.T @ y reads x's columns.
+  ModelGraph gram = test::graph_fixture("coverage/linear_softmax_sum");
+  EXPECT_TRUE(BuiltinGenerator().alternatives(gram, gram.groups[4]).empty());
 }
 
 TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative) {

@@ -54,10 +54,15 @@ const std::map<std::string, std::vector<std::string>>& expected() {
   return table;
 }
 
-// The groups that also get an alternative form (the tensor-core convolution), by model and group id.
+// The groups that also get an alternative form (the tensor-core convolution or GEMM), by model and
+// group id.
 std::vector<std::string> expected_alternatives(const std::string& model, int group) {
   static const std::map<std::pair<std::string, int>, std::vector<std::string>> table = {
       {{"adaptive_global_pool", 0}, {"conv2d_tf32x3"}},
+      {{"bmm_transposed_tril_logsumexp", 0}, {"gemm_tf32x3"}},  // q @ k.permute(0, 2, 1), masked_fill
+      {{"bmm_transposed_tril_logsumexp", 2}, {"gemm_tf32x3"}},  // x.triu() @ w.T
+      {{"linear_softmax_sum", 0}, {"gemm_tf32x3"}},             // 128x512 -> 256: K split in 8
+      {{"linear_softmax_sum", 3}, {"gemm_tf32x3"}},
       {{"depthwise_grouped_conv_relu", 1}, {"conv2d_tf32x3"}},
       {{"depthwise_grouped_conv_relu", 2}, {"conv2d_tf32x3"}},
   };
