@@ -24,8 +24,8 @@ class BuiltinGenerator {
   // The primary candidate: the form the generator expects to pass validation and ship.
   Candidate generate(const ModelGraph& graph, const FusionGroup& group) const;
   // Other forms of the group's kernels, to be validated and benchmarked beside the primary; empty
-  // where there is none. Today: fp32 linear layers and 2-D convolutions on tensor cores through the
-  // 3xTF32 split (rules gemm_tf32x3 and conv2d_tf32x3; GenerationTarget::gemm_tf32x3 makes them the
+  // where there is none. Today: fp32 GEMMs (linear, mm, bmm, matmul) and 2-D convolutions on tensor
+  // cores through the 3xTF32 split (rules gemm_tf32x3 and conv2d_tf32x3; GenerationTarget::gemm_tf32x3 makes them the
   // primary instead). They are as close to float64 as eager's cuBLAS or cuDNN call or closer, but
   // sum in another order: validation passes them within tolerance of eager or as "closer to exact
   // than eager" (docs/VERIFY.md), and the benchmark decides which form ships.

@@ -2,9 +2,10 @@
 // The builtin rule for linear / addmm / mm / bmm / matmul with its epilogue. Small problems (launch
 // bound, like the seed's 128x64->128): one tiled kernel (64x64 tiles, 4x4 outputs per thread,
 // fp32 FMA) with the epilogue applied to the accumulators before the only store. Large problems
-// (compute bound): the library GEMM (cuBLAS through PyTorch, TF32 as the caller set it) and then
-// one fused epilogue pass; an epilogue that only scales the product (y*s + y) is folded into the
-// GEMM's alpha and beta instead, so no pass is left at all.
+// (compute bound), or operands the tiled kernel cannot read (views of another layout, computed
+// operands): the model's own library call (cuBLAS through PyTorch, TF32 as the caller set it) and
+// then one fused epilogue pass. Where GenerationTarget::gemm_tf32x3 is set (the alternative that
+// BuiltinGenerator::alternatives offers), the tensor-core form of GemmTf32x3Rule instead where it fits.
 #include "core/gen/group_context.h"
 #include "core/gen/rule_output.h"
 

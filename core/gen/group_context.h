@@ -16,8 +16,9 @@ namespace nova {
 struct GenerationTarget {
   std::string arch = "sm_90";
   int sm_count = 132;
-  // fp32 linear layers above the tiled kernel's size get a tensor-core GEMM through the 3xTF32 split
-  // (kernels/nova/gemm_tf32x3.cuh), and fp32 2-D convolutions of ConvTf32x3Rule::kMinMacs or
+  // fp32 GEMMs above the tiled kernel's size, or from GemmTf32x3Rule::kMinMacs where the tiled kernel
+  // cannot read the operands or fill the GPU, get a tensor-core GEMM through the 3xTF32 split
+  // (kernels/nova/gemm_tf32x3.cuh, GemmTf32x3Rule), and fp32 2-D convolutions of ConvTf32x3Rule::kMinMacs or
   // more an implicit GEMM through it (kernels/nova/conv_gather.cuh), as their primary candidate
   // instead of eager's own library call or the direct convolution.
   // Faster than cuBLAS's fp32 SGEMM on the H200 and as close to float64 or closer, but it sums in
