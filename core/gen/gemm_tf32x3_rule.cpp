@@ -78,10 +78,12 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
     ldb = s.n;
   }
   const std::int64_t lda = a.computed ? s.k : (s.rows_flattened ? a.row_stride() : a.strides[a.strides.size() - 2]);
-  const std::int64_t sa = a.computed || s.batch == 1 ? s.m * s.k : a.batch_stride();
-  const std::int64_t sb = b.computed || s.batch == 1 ? s.k * s.n : b.batch_stride();
+  // Batch strides (64-bit in the kernel); none where there is one matrix.
+  const std::int64_t sa = s.batch == 1 ? 0 : a.computed ? s.m * s.k : a.batch_stride();
+  const std::int64_t sb = s.batch == 1 ? 0 : b.computed ? s.k * s.n : b.batch_stride();
   for (std::int64_t v : {lda, ldb, sa, sb})
-    if (v < 0 || v % 4 != 0 || v >= (std::int64_t{1} << 31)) return std::nullopt;  // 16-byte cp.async rows
+    if (v < 0 || v % 4 != 0) return std::nullopt;  // 16-byte cp.async rows and matrices
+  if (lda >= (std::int64_t{1} << 31) || ldb >= (std::int64_t{1} << 31)) return std::nullopt;  // int in the tile
 
   // The tile: the first that divides M and N; for batched and plain-matrix products the 64-row one
   // where 128-row tiles would leave multiprocessors idle.
@@ -107,6 +109,7 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
            s.k / (split * 2) >= 64)
       split *= 2;
   const std::int64_t slice = s.k / split;
+  if (s.m / tile->bm > 65535 || s.batch > 65535) return std::nullopt;  // the grid's y and z limits
 
   RuleOutput out;
   out.plan = ctx.base_plan();
