@@ -168,10 +168,7 @@ std::optional<std::vector<AnchorView>> anchor_views(const GroupContext& ctx) {
   if (!anchor || anchor->outputs.size() != 1) return std::nullopt;
   const TensorInfo& result = anchor->outputs[0];
   std::map<std::string, AnchorView> views;
-  AnchorView whole{result.shape, std::vector<std::int64_t>(result.shape.size(), 1), 0};
-  for (auto d = static_cast<std::int64_t>(result.shape.size()) - 2; d >= 0; --d)
-    whole.strides[static_cast<std::size_t>(d)] =
-        whole.strides[static_cast<std::size_t>(d + 1)] * result.shape[static_cast<std::size_t>(d + 1)];
+  AnchorView whole{result.shape, contiguous_strides(result.shape), 0};
   if (!matches_capture(whole, result)) return std::nullopt;  // eager's result is laid out otherwise
   views[result.name] = whole;
   try {

@@ -6,13 +6,6 @@
 namespace nova {
 namespace {
 
-std::vector<std::int64_t> contiguous(const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> s(shape.size(), 1);
-  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
-    s[static_cast<std::size_t>(d)] = s[static_cast<std::size_t>(d) + 1] * shape[static_cast<std::size_t>(d) + 1];
-  return s;
-}
-
 std::int64_t dim_arg(const GraphNode& n, const char* name, int pos, std::int64_t fallback, std::size_t rank) {
   const NodeArg* a = find_arg(n, name, pos);
   std::int64_t d = a && a->constant.is_number_integer() ? a->constant.get<std::int64_t>() : fallback;
@@ -25,7 +18,7 @@ std::optional<GemmOperand> follow_views(const GroupContext& ctx, const std::stri
   if (ctx.input_index(tensor) >= 0) {
     o.input = tensor;
     o.shape = ctx.inputs[static_cast<std::size_t>(ctx.input_index(tensor))].shape;
-    o.strides = contiguous(o.shape);
+    o.strides = contiguous_strides(o.shape);
     return o;
   }
   const GraphNode* p = ctx.graph.producer(tensor);
@@ -62,8 +55,8 @@ std::optional<GemmOperand> follow_views(const GroupContext& ctx, const std::stri
   } else if (op == "view.default" || op == "_unsafe_view.default" || op == "reshape.default" ||
              op == "flatten.using_ints") {
     // Only a view of contiguous data keeps contiguous strides; other reshapes are not followed.
-    if (src->strides != contiguous(src->shape)) return std::nullopt;
-    o.strides = contiguous(out_shape);
+    if (src->strides != contiguous_strides(src->shape)) return std::nullopt;
+    o.strides = contiguous_strides(out_shape);
   } else {
     return std::nullopt;
   }
@@ -91,10 +84,6 @@ GemmOperand GemmOperand::resolve(const GroupContext& ctx, const std::string& ten
   }
   GemmOperand o;
   o.computed = true;
-  for (const GraphNode* n : ctx.nodes())
-    for (const auto& out : n->outputs)
-      if (out.name == tensor) o.shape = out.shape;
-  o.strides = contiguous(o.shape);
   return o;
 }
 

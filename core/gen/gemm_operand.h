@@ -18,6 +18,7 @@ struct GemmOperand {
   std::string input;                        // the group input read ("" where computed)
   bool computed = false;                    // not a view of an input: materialized first
   std::vector<std::int64_t> shape, strides;  // the operand as the product reads it, in elements of `input`
+                                             // (a computed operand has none: it is materialized contiguous)
   Mask mask = Mask::none;
   std::int64_t diagonal = 0;                // the mask's diagonal argument
 

@@ -94,7 +94,6 @@ RuleOutput GemmRule::generate(const GroupContext& ctx) {
       ctx.outputs[0].dtype == "float32" && e.info(s.a).dtype == "float32" && e.info(s.b).dtype == "float32";
   const bool operands = ai >= 0 && bi >= 0 && ci >= 0 && fp32;
   const bool own_kernel = operands && ctx.epilogue_preserves_coordinates();
-  const bool coordinates = ctx.epilogue_in_place();
   // The tensor-core form past the tiled kernel's size, and from GemmTf32x3Rule::kMinMacs where the
   // tiled kernel cannot read the operands (views, masks, computed operands) or would leave most of the
   // GPU idle (a small M x N with a long K: the tensor-core form splits K).
@@ -102,6 +101,7 @@ RuleOutput GemmRule::generate(const GroupContext& ctx) {
   const bool tiled_fills = own_kernel && tiled_blocks >= ctx.target.sm_count / 2;
   if (ctx.target.gemm_tf32x3 && fp32 &&
       (macs > kTiledLimit || (macs >= GemmTf32x3Rule::kMinMacs && !tiled_fills))) {
+    const bool coordinates = ctx.epilogue_in_place();
     auto views = coordinates ? std::nullopt : anchor_views(ctx);
     if (coordinates || views)
       if (auto r = GemmTf32x3Rule::generate(ctx, s, e, views)) return *r;

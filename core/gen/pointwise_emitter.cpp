@@ -23,13 +23,13 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
+}  // namespace
+
 std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape) {
   std::vector<std::int64_t> s(shape.size(), 1);
   for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];
   return s;
 }
-
-}  // namespace
 
 std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape,
                   const char* suffix) {

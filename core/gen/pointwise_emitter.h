@@ -135,6 +135,8 @@ class PointwiseEmitter {
 // Helpers shared by the rules.
 const NodeArg* find_arg(const GraphNode& node, const std::string& name, int position = -1);
 std::int64_t numel(const std::vector<std::int64_t>& shape);
+// Row-major strides of a tensor of `shape` laid out contiguously.
+std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape);
 // The row-major flat offset of `coords` in a contiguous tensor of `shape`, as a C expression.
 // `suffix` goes on the integer literals: "LL" (64-bit math) or "" (int math, small tensors).
 std::string ravel(const std::vector<std::string>& coords, const std::vector<std::int64_t>& shape,
