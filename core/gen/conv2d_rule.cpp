@@ -16,7 +16,8 @@ namespace {
 constexpr std::int64_t kDirectWeights = 8192;
 constexpr std::int64_t kDirectTaps = 512;
 
-RuleOutput library_conv(const GroupContext& ctx, const GraphNode& conv, const std::string& why) {
+RuleOutput library_conv(const GroupContext& ctx, const GraphNode& conv, const ConvShape& shape,
+                        const std::string& why) {
   RuleOutput out;
   LaunchPlan plan = ctx.base_plan();
   const auto& result = conv.outputs.at(0);
@@ -41,7 +42,7 @@ RuleOutput library_conv(const GroupContext& ctx, const GraphNode& conv, const st
     out.notes =
         "the convolution runs in the library (" + why + "), then one fused epilogue pass: " + epi.notes;
   }
-  out.rule = "conv2d_library+epilogue";
+  out.rule = shape.dims == 3 ? "conv3d_library+epilogue" : "conv2d_library+epilogue";
   out.plan = plan;
   out.library_ops = {conv.target};
   return out;
@@ -61,9 +62,10 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
   int xi = ctx.input_index(x->tensor), wi = ctx.input_index(w->tensor),
       bi = has_bias ? ctx.input_index(b->tensor) : 0;
 
-  if (s.transposed) return library_conv(ctx, conv, "a transposed convolution");
+  if (s.transposed) return library_conv(ctx, conv, s, "a transposed convolution");
   if (ctx.target.gemm_tf32x3)
     if (auto r = ConvTf32x3Rule::generate(ctx, conv, s, e)) return *r;
+  if (s.dims == 3) return library_conv(ctx, conv, s, "a 3-D convolution: the direct kernel is 2-D only");
   const std::int64_t taps = s.cin * s.kh * s.kw;
   std::string why;
   if (s.groups != 1)
@@ -79,7 +81,7 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
     why = fmt::format("{} taps per output are too many for the direct kernel", taps);
   else if (!ctx.epilogue_preserves_coordinates())
     why = "its epilogue moves data between positions";
-  if (!why.empty()) return library_conv(ctx, conv, why);
+  if (!why.empty()) return library_conv(ctx, conv, s, why);
 
   // Register blocking: each thread computes `rows` output rows x `chans` output channels at one
   // output column. A weight read from shared memory serves `rows` outputs, an input value read
@@ -95,7 +97,7 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
   const std::int64_t row_tiles = (s.oh + rows - 1) / rows;
   const std::int64_t pixels = s.n * row_tiles * s.ow;  // threads per channel tile
   if (pixels >= (std::int64_t{1} << 31) - threads)
-    return library_conv(ctx, conv, "more output pixels than the direct kernel's 32-bit index covers");
+    return library_conv(ctx, conv, s, "more output pixels than the direct kernel's 32-bit index covers");
 
   // The epilogue, computed in registers from the convolution's accumulator.
   const std::string conv_out = conv.outputs[0].name;

@@ -1,5 +1,5 @@
 #pragma once
-// The builtin rule for a 2-D convolution with its epilogue. Small channel counts: one direct
+// The builtin rule for a convolution (2-D, or 3-D) with its epilogue. 2-D, small channel counts: one direct
 // kernel, each thread computing one output pixel for a tile of output channels from weights held
 // in shared memory, the epilogue applied in registers before the single store. Otherwise: the
 // library convolution (cuDNN through PyTorch) followed by one fused epilogue pass. With

@@ -7,13 +7,15 @@
 namespace nova {
 namespace {
 
-std::vector<std::int64_t> pair_arg(const GraphNode& node, const char* name, int pos, std::int64_t fallback) {
+// A stride, padding or dilation argument as one value per spatial dimension.
+std::vector<std::int64_t> spatial_arg(const GraphNode& node, const char* name, int pos, std::int64_t fallback,
+                                      std::size_t dims) {
   const NodeArg* a = find_arg(node, name, pos);
-  if (!a || a->constant.is_null()) return {fallback, fallback};
-  if (a->constant.is_number()) return {a->constant.get<std::int64_t>(), a->constant.get<std::int64_t>()};
+  if (!a || a->constant.is_null()) return std::vector<std::int64_t>(dims, fallback);
+  if (a->constant.is_number()) return std::vector<std::int64_t>(dims, a->constant.get<std::int64_t>());
   if (a->constant.is_array() && a->constant.size() == 1)
-    return {a->constant[0].get<std::int64_t>(), a->constant[0].get<std::int64_t>()};
-  if (a->constant.is_array() && a->constant.size() == 2) return a->constant.get<std::vector<std::int64_t>>();
+    return std::vector<std::int64_t>(dims, a->constant[0].get<std::int64_t>());
+  if (a->constant.is_array() && a->constant.size() == dims) return a->constant.get<std::vector<std::int64_t>>();
   throw UnsupportedGroup(
       fmt::format("convolution argument {} = {} is not supported", name, a->constant.dump()));
 }
@@ -28,19 +30,25 @@ ConvShape ConvShape::read(const GraphNode& conv, const PointwiseEmitter& e) {
   const auto& xs = e.info(x->tensor).shape;
   const auto& ws = e.info(w->tensor).shape;
   const auto& os = conv.outputs.at(0).shape;
-  if (xs.size() != 4 || ws.size() != 4 || os.size() != 4)
-    throw UnsupportedGroup("only 2-D convolutions (NCHW) are supported");
-  ConvShape s{xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], os[2], os[3]};
-  bool conv2d = conv.target == "aten.conv2d.default";
-  auto stride = pair_arg(conv, "stride", 3, 1), padding = pair_arg(conv, "padding", 4, 0),
-       dilation = pair_arg(conv, "dilation", 5, 1);
-  s.sh = stride[0], s.sw = stride[1], s.ph = padding[0], s.pw = padding[1], s.dh = dilation[0],
-  s.dw = dilation[1];
-  const NodeArg* g = find_arg(conv, "groups", conv2d ? 6 : 8);
+  const std::size_t rank = xs.size();
+  if ((rank != 4 && rank != 5) || ws.size() != rank || os.size() != rank)
+    throw UnsupportedGroup("only 2-D (NCHW) and 3-D (NCDHW) convolutions are supported");
+  const std::size_t dims = rank - 2, lead = dims - 2;  // lead: 1 where a depth comes first
+  ConvShape s{xs[0], xs[1], xs[2 + lead], xs[3 + lead], ws[0], ws[2 + lead], ws[3 + lead], os[2 + lead],
+              os[3 + lead]};
+  s.dims = static_cast<int>(dims);
+  if (dims == 3) s.d = xs[2], s.kd = ws[2], s.od = os[2];
+  const bool plain = conv.target == "aten.conv2d.default" || conv.target == "aten.conv3d.default";
+  auto stride = spatial_arg(conv, "stride", 3, 1, dims), padding = spatial_arg(conv, "padding", 4, 0, dims),
+       dilation = spatial_arg(conv, "dilation", 5, 1, dims);
+  s.sh = stride[lead], s.sw = stride[lead + 1], s.ph = padding[lead], s.pw = padding[lead + 1],
+  s.dh = dilation[lead], s.dw = dilation[lead + 1];
+  if (dims == 3) s.sd = stride[0], s.pd = padding[0], s.dd = dilation[0];
+  const NodeArg* g = find_arg(conv, "groups", plain ? 6 : 8);
   if (g && g->constant.is_number()) s.groups = g->constant.get<std::int64_t>();
   if (conv.target.find("conv_transpose") != std::string::npos) {
-    s.transposed = true;  // the weight is [cin, cout / groups, kh, kw]: the library call computes it
-  } else if (!conv2d) {
+    s.transposed = true;  // the weight is [cin, cout / groups, k...]: the library call computes it
+  } else if (!plain) {
     const NodeArg* tr = find_arg(conv, "transposed", 6);
     if (tr && tr->constant.is_boolean() && tr->constant.get<bool>())
       throw UnsupportedGroup("transposed convolution");

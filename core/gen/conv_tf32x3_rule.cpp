@@ -13,6 +13,13 @@ struct GatherTile {
   int bm, bn, threads, min_blocks, smem_bytes;
 };
 
+// 128 output channels per tile where a group has that many, else 64 channels by 128 pixels; four
+// stages, or three where K's table needs the room.
+constexpr GatherTile kTiles4[] = {{"nova::Tf32x3Gather_128x64", 128, 64, 128, 2, 100352},
+                                  {"nova::Tf32x3Gather_64x128", 64, 128, 128, 2, 100352}};
+constexpr GatherTile kTiles3[] = {{"nova::Tf32x3Gather3_128x64", 128, 64, 128, 2, 75264},
+                                  {"nova::Tf32x3Gather3_64x128", 64, 128, 128, 2, 75264}};
+
 }  // namespace
 
 std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, const GraphNode& conv, const ConvShape& s,
@@ -21,11 +28,18 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   const NodeArg* w = find_arg(conv, "weight", 1);
   const NodeArg* b = find_arg(conv, "bias", 2);
   const bool has_bias = b && !b->tensor.empty();
+  const bool three = s.dims == 3;
   const int xi = ctx.input_index(x->tensor), wi = ctx.input_index(w->tensor),
             bi = has_bias ? ctx.input_index(b->tensor) : 0;
-  const std::int64_t cin_g = s.cin / s.groups, cout_g = s.cout / s.groups, k = cin_g * s.kh * s.kw;
-  const std::int64_t pixels = s.n * s.oh * s.ow;
+  const std::int64_t cin_g = s.cin / s.groups, cout_g = s.cout / s.groups, k = cin_g * s.taps();
+  const std::int64_t opix = s.out_pixels(), pixels = s.n * opix, volume = s.d * s.h * s.w;
   const double macs = double(pixels) * s.cout * k;
+  // K's index arithmetic in a table of 8 bytes per k in shared memory, where it leaves room for two
+  // blocks per multiprocessor: beside four stages up to K = 1536, beside three up to 4608. Past that a
+  // 2-D convolution's elements decode their k; a 3-D one is left to the library.
+  const std::int64_t kpad = (k + 31) / 32 * 32;
+  const int stages = kpad <= kTableK ? 4 : kpad <= kTableK3 ? 3 : 4;
+  const bool table = kpad <= kTableK3;
   const bool applies =
       wi >= 0 && bi >= 0 &&  // the weight and bias are the group's inputs
       e.info(x->tensor).dtype == "float32" && ctx.inputs[static_cast<std::size_t>(wi)].dtype == "float32" &&
@@ -34,7 +48,8 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
       cout_g >= 32 &&                             // rows enough for a tensor-core tile
       k % 4 == 0 &&                               // 16-byte weight rows for cp.async
       macs >= kMinMacs &&                         // work enough to fill the GPU with tiles
-      pixels < (std::int64_t{1} << 31) && s.cin * s.h * s.w < (std::int64_t{1} << 31);  // 32-bit indices
+      (table || !three) &&                        // the 3-D gather has a table only
+      pixels < (std::int64_t{1} << 31) && s.cin * volume < (std::int64_t{1} << 31);  // 32-bit indices
   if (!applies) return std::nullopt;
 
   RuleOutput out;
@@ -52,48 +67,106 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
     args.push_back({computed.at(x->tensor), "", nullptr, ""});
   }
 
-  // 128 output channels per tile where a group has that many, else 64 channels by 128 pixels.
-  static constexpr GatherTile kTiles[] = {{"nova::Tf32x3Gather_128x64", 128, 64, 128, 2, 100352},
-                                          {"nova::Tf32x3Gather_64x128", 64, 128, 128, 2, 100352}};
-  const GatherTile& tile = cout_g >= 128 ? kTiles[0] : kTiles[1];
-  // K's index arithmetic in a table of 8 bytes per k in shared memory, where it leaves room for two
-  // blocks per multiprocessor (K up to 1536); beyond, each element decodes its k.
-  const std::int64_t kpad = (k + 31) / 32 * 32;
-  const bool table = kpad <= kTableK;
+  const auto& tiles = stages == 4 ? kTiles4 : kTiles3;
+  const GatherTile& tile = cout_g >= 128 ? tiles[0] : tiles[1];
   const std::int64_t smem = tile.smem_bytes + (table ? kpad * 8 : 0);
   const std::string geometry =
-      fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}", cin_g, s.h, s.w, s.kh, s.kw, s.sh, s.sw,
-                  s.ph, s.pw, s.dh, s.dw, s.oh, s.ow);
-  const std::string x_of_group = fmt::format("{} + (long long)grp * {}LL", xname, cin_g * s.h * s.w);
+      three ? fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}", cin_g, s.d,
+                          s.h, s.w, s.kd, s.kh, s.kw, s.sd, s.sh, s.sw, s.pd, s.ph, s.pw, s.dd, s.dh, s.dw, s.od,
+                          s.oh, s.ow)
+            : fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}", cin_g, s.h, s.w, s.kh, s.kw, s.sh,
+                          s.sw, s.ph, s.pw, s.dh, s.dw, s.oh, s.ow);
+  const std::string x_of_group = fmt::format("{} + (long long)grp * {}LL", xname, cin_g * volume);
   const std::string gather =
       table ? fmt::format("  int2* const nova_taps = reinterpret_cast<int2*>(reinterpret_cast<char*>(nova_smem) + "
                           "{alias}::kSmemBytes);\n"
-                          "  const nova::ConvNchwTableGather<{geometry}, {kpad}> gather{{\n"
+                          "  const nova::{type}<{geometry}, {kpad}> gather{{\n"
                           "      {x}, {chw}LL, {pixels}, nova_taps}};\n"
                           "  gather.fill(nova_taps);  // K's taps, once per block\n"
                           "  __syncthreads();\n",
                           fmt::arg("alias", tile.alias), fmt::arg("geometry", geometry), fmt::arg("kpad", kpad),
-                          fmt::arg("x", x_of_group), fmt::arg("chw", s.cin * s.h * s.w), fmt::arg("pixels", pixels))
+                          fmt::arg("type", three ? "ConvNcdhwTableGather" : "ConvNchwTableGather"),
+                          fmt::arg("x", x_of_group), fmt::arg("chw", s.cin * volume), fmt::arg("pixels", pixels))
             : fmt::format("  const nova::ConvNchwGather<{geometry}> gather{{\n"
                           "      {x}, {chw}LL, {pixels}}};\n",
                           fmt::arg("geometry", geometry), fmt::arg("x", x_of_group),
-                          fmt::arg("chw", s.cin * s.h * s.w), fmt::arg("pixels", pixels));
-  e.bind_register(conv.outputs[0].name, "conv", {"n", "co", "oh", "ow"});
-  std::string value = e.value(ctx.outputs[0].name, {"n", "co", "oh", "ow"});
-  std::string epilogue = e.take_code(4);
+                          fmt::arg("chw", s.cin * volume), fmt::arg("pixels", pixels));
+  // The output position of a pixel p of an image (its od, oh, ow), as the epilogue names them.
+  const std::vector<std::string> coords =
+      three ? std::vector<std::string>{"n", "co", "od", "oh", "ow"} : std::vector<std::string>{"n", "co", "oh", "ow"};
+  const auto position = [&](const std::string& p) {
+    return three ? fmt::format("const int od = ({p}) / {ohw}, oh = (({p}) - od * {ohw}) / {ow}, "
+                               "ow = ({p}) - od * {ohw} - oh * {ow};",
+                               fmt::arg("p", p), fmt::arg("ohw", s.oh * s.ow), fmt::arg("ow", s.ow))
+                 : fmt::format("const int oh = ({p}) / {ow}, ow = ({p}) - oh * {ow};", fmt::arg("p", p),
+                               fmt::arg("ow", s.ow));
+  };
+  // Where an image's output pixels come in fours, four consecutive pixels of a channel are
+  // contiguous: the tile is staged through shared memory and stored 16 bytes at a time.
+  const bool staged = opix % 4 == 0;
+  e.bind_register(conv.outputs[0].name, "conv", coords);
+  std::string value = e.value(ctx.outputs[0].name, coords);
+  std::string epilogue = e.take_code(staged ? 6 : 4);
   const auto name_of = [&](int i) { return ctx.input_names[static_cast<std::size_t>(i)]; };
-  std::string name = fmt::format("nova_g{}_conv2d_tf32x3", ctx.group.id);
+  const std::string dim = three ? "3d" : "2d";
+  std::string name = fmt::format("nova_g{}_conv{}_tf32x3", ctx.group.id, dim);
+  const std::string bias = has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(bi)) : "";
+  std::string body;
+  if (staged)
+    body = fmt::format(
+        R"(  tile.store_rows(nova_smem, blockIdx.y * {bm}, blockIdx.x * {bn},
+                  [&](int row_index, int col_index, const float (&accs)[4]) {{
+    if (row_index >= {cout_g} || col_index >= {pixels}) return;
+    const int co = grp * {cout_g} + row_index;
+    const int n = col_index / {opix}, pix0 = col_index - n * {opix};
+    float nova_v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {{
+      {position}
+      const float acc = accs[j];
+      const float conv = acc{bias};
+{epilogue}      nova_v[j] = {value};
+    }}
+    *reinterpret_cast<float4*>({out} + (long long)(n * {cout} + co) * {opix} + pix0) =
+        make_float4(nova_v[0], nova_v[1], nova_v[2], nova_v[3]);
+  }});
+)",
+        fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn), fmt::arg("cout_g", cout_g), fmt::arg("pixels", pixels),
+        fmt::arg("opix", opix), fmt::arg("position", position("pix0 + j")), fmt::arg("bias", bias),
+        fmt::arg("epilogue", epilogue), fmt::arg("value", value), fmt::arg("out", ctx.output_names[0]),
+        fmt::arg("cout", s.cout));
+  else
+    body = fmt::format(
+        R"(  tile.for_each([&](int row_index, int col_index, float acc) {{
+    if (row_index >= {cout_g} || col_index >= {pixels}) return;
+    const int co = grp * {cout_g} + row_index;
+    const int n = col_index / {opix}, pix = col_index - n * {opix};
+    {position}
+    const float conv = acc{bias};
+{epilogue}    {out}[(long long)(n * {cout} + co) * {opix} + pix] = nova::from_f<{otype}>({value});
+  }});
+)",
+        fmt::arg("cout_g", cout_g), fmt::arg("pixels", pixels), fmt::arg("opix", opix),
+        fmt::arg("position", position("pix")), fmt::arg("bias", bias), fmt::arg("epilogue", epilogue),
+        fmt::arg("value", value), fmt::arg("out", ctx.output_names[0]), fmt::arg("cout", s.cout),
+        fmt::arg("otype", ctx.output_storage_type(0)));
+  const std::string kernel_size = three ? fmt::format("{}x{}x{}", s.kd, s.kh, s.kw) : fmt::format("{}x{}", s.kh, s.kw);
+  const std::string stride = three ? fmt::format("{}x{}x{}", s.sd, s.sh, s.sw) : fmt::format("{}x{}", s.sh, s.sw);
+  const std::string padding = three ? fmt::format("{}x{}x{}", s.pd, s.ph, s.pw) : fmt::format("{}x{}", s.ph, s.pw);
+  const std::string dilation = three ? fmt::format("{}x{}x{}", s.dd, s.dh, s.dw) : fmt::format("{}x{}", s.dh, s.dw);
+  const std::string output = three ? fmt::format("{}x{}x{}x{}x{}", s.n, s.cout, s.od, s.oh, s.ow)
+                                   : fmt::format("{}x{}x{}x{}", s.n, s.cout, s.oh, s.ow);
   out.kernels += fmt::format(
       R"(#include "nova/gemm_tf32x3.cuh"
 #include "nova/conv_gather.cuh"
 
-// Convolution {cin}->{cout} channels in {groups} group(s), {kh}x{kw} kernel, stride {sh}x{sw}, padding
-// {ph}x{pw}, dilation {dh}x{dw}, output {n}x{cout}x{oh}x{ow}, as an implicit GEMM per group:
+// {dims}-D convolution {cin}->{cout} channels in {groups} group(s), {ksize} kernel, stride {stride}, padding
+// {padding}, dilation {dilation}, output {output}, as an implicit GEMM per group:
 // [{cout_g} x {k}] weights times [{k} x {pixels}] input patches, on tensor cores through the 3xTF32 split
 // (fp32-accurate: each operand is split into a TF32 part and its remainder, three products summed in
 // fp32). The patches are gathered into shared memory (zeros for the padding), {bm}x{bn} tiles, {threads}
-// threads, a 4-stage cp.async pipeline{taps} in {smem} bytes; the epilogue is applied to the accumulators
-// before the only store (kernels/nova/gemm_tf32x3.cuh, kernels/nova/conv_gather.cuh).
+// threads, a {stages}-stage cp.async pipeline{taps} in {smem} bytes; the epilogue is applied to the
+// accumulators {store} (kernels/nova/gemm_tf32x3.cuh, kernels/nova/conv_gather.cuh).
 extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
     {params}) {{
   if (!nova::aligned16({wname})) __trap();  // cp.async moves 16 bytes: fresh tensors always are
@@ -102,31 +175,20 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
 {gather}  {alias} tile;
   tile.mainloop_gather({wname} + (long long)grp * {wg}LL, {k}, {cout_g}, {k}, blockIdx.y * {bm}, blockIdx.x * {bn},
                        gather, nova_smem);
-  tile.for_each([&](int row_index, int col_index, float acc) {{
-    if (row_index >= {cout_g} || col_index >= {pixels}) return;
-    const int co = grp * {cout_g} + row_index;
-    const int n = col_index / {ohw}, pix = col_index - n * {ohw};
-    const int oh = pix / {ow}, ow = pix - oh * {ow};
-    const float conv = acc{bias};
-{epilogue}    {out}[((long long)(n * {cout} + co) * {oh} + oh) * {ow} + ow] = nova::from_f<{otype}>({value});
-  }});
-}}
+{body}}}
 
 )",
-      fmt::arg("cin", s.cin), fmt::arg("cout", s.cout), fmt::arg("groups", s.groups), fmt::arg("kh", s.kh),
-      fmt::arg("kw", s.kw), fmt::arg("sh", s.sh), fmt::arg("sw", s.sw), fmt::arg("ph", s.ph), fmt::arg("pw", s.pw),
-      fmt::arg("dh", s.dh), fmt::arg("dw", s.dw), fmt::arg("n", s.n), fmt::arg("oh", s.oh), fmt::arg("ow", s.ow),
-      fmt::arg("cout_g", cout_g), fmt::arg("k", k), fmt::arg("pixels", pixels), fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn),
-      fmt::arg("threads", tile.threads), fmt::arg("min_blocks", tile.min_blocks), fmt::arg("smem", smem),
-      fmt::arg("taps", table ? " and a table of K's taps" : ""),
-      fmt::arg("alias", tile.alias), fmt::arg("name", name), fmt::arg("params", params),
-      fmt::arg("wname", name_of(wi)), fmt::arg("gather", gather), fmt::arg("wg", cout_g * k),
-      fmt::arg("ohw", s.oh * s.ow),
-      fmt::arg("bias", has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(bi)) : ""),
-      fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]),
-      fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("value", value));
+      fmt::arg("dims", s.dims), fmt::arg("cin", s.cin), fmt::arg("cout", s.cout), fmt::arg("groups", s.groups),
+      fmt::arg("ksize", kernel_size), fmt::arg("stride", stride), fmt::arg("padding", padding),
+      fmt::arg("dilation", dilation), fmt::arg("output", output), fmt::arg("cout_g", cout_g), fmt::arg("k", k),
+      fmt::arg("pixels", pixels), fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn), fmt::arg("threads", tile.threads),
+      fmt::arg("min_blocks", tile.min_blocks), fmt::arg("stages", stages), fmt::arg("smem", smem),
+      fmt::arg("taps", table ? " and a table of K's taps" : ""), fmt::arg("alias", tile.alias),
+      fmt::arg("name", name), fmt::arg("params", params), fmt::arg("wname", name_of(wi)),
+      fmt::arg("gather", gather), fmt::arg("wg", cout_g * k), fmt::arg("body", body),
+      fmt::arg("store", staged ? "and staged through shared memory for 16-byte stores" : "before the only store"));
 
-  out.rule = "conv2d_tf32x3";
+  out.rule = "conv" + dim + "_tf32x3";
   PlanStep step;
   step.type = "kernel";
   step.kernel = name;

@@ -137,7 +137,7 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
   const std::string pa = operand_pointer(a, s.a, "nova_gemm_a");
   const std::string pb = operand_pointer(b, s.b, "nova_gemm_b");
 
-  std::string store;
+  std::string store, staged_epilogue, staged_value;
   const bool batched = s.batch > 1;
   const std::string out_index = batched ? fmt::format("(bat * {}LL + row) * {}LL + col", s.m, s.n)
                                         : fmt::format("row * {}LL + col", s.n);
@@ -146,7 +146,9 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
     for (std::size_t o = 0; o < ctx.outputs.size(); ++o) types.push_back(ctx.output_storage_type(o));
     store = store_into_views(*views, ctx.output_names, types, s.n, "gemm", 4);
   } else {
-    auto [epilogue, value] = s.epilogue_on_register(ctx, e, 4);
+    auto [epilogue, value] = s.epilogue_on_register(ctx, e, split > 1 ? 4 : 6);
+    staged_epilogue = epilogue;
+    staged_value = value;
     store = epilogue + fmt::format("    {}[{}] = nova::from_f<{}>({});\n", ctx.output_names[0], out_index,
                                    ctx.output_storage_type(0), value);
   }
@@ -170,6 +172,38 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
     at_batch_a = fmt::format(" + slice * {}LL", slice);
     at_batch_b = fmt::format(" + slice * {}LL", kn ? slice * ldb : slice);
   }
+  // The store: with views, each element where the views put it; a split K's partials as they are;
+  // else the tile staged through shared memory, the epilogue on four consecutive columns and one
+  // 16-byte store (the output is contiguous and N a multiple of the tile's width).
+  std::string body;
+  const auto per_element = [&](const std::string& what) {
+    return fmt::format("  tile.for_each([&](int row_index, int col_index, float acc) {{\n"
+                       "    const long long row = {}, col = col_index;\n{}  }});\n",
+                       row, what);
+  };
+  if (split > 1)
+    body = per_element(fmt::format("    nova_partials[(slice * {}LL + row) * {}LL + col] = acc;\n", s.m, s.n));
+  else if (views)
+    body = per_element(fmt::format("    const float gemm = acc{};\n{}", bias, store));
+  else
+    body = fmt::format(
+        "  tile.store_rows(nova_smem, blockIdx.y * {bm}, blockIdx.x * {bn},\n"
+        "                  [&](int row_index, int col_index, const float (&accs)[4]) {{\n"
+        "    float nova_v[4];\n"
+        "#pragma unroll\n"
+        "    for (int j = 0; j < 4; ++j) {{\n"
+        "      const long long row = row_index, col = col_index + j;\n"
+        "      const float acc = accs[j];\n"
+        "      const float gemm = acc{bias};\n"
+        "{epilogue}"
+        "      nova_v[j] = {value};\n"
+        "    }}\n"
+        "    const long long row = row_index, col = col_index;\n"
+        "    *reinterpret_cast<float4*>({out} + {index}) = make_float4(nova_v[0], nova_v[1], nova_v[2], nova_v[3]);\n"
+        "  }});\n",
+        fmt::arg("bm", tile->bm), fmt::arg("bn", tile->bn), fmt::arg("bias", bias),
+        fmt::arg("epilogue", staged_epilogue), fmt::arg("value", staged_value),
+        fmt::arg("out", ctx.output_names[0]), fmt::arg("index", out_index));
   const std::string name = fmt::format("nova_g{}_gemm_tf32x3", ctx.group.id);
   const std::string form =
       s.b_transposed ? fmt::format("A[{m}x{k}] * W[{n}x{k}]^T (a linear weight)", fmt::arg("m", s.m),
@@ -194,10 +228,7 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
   (void){z};
   {alias} tile;
   tile.{mainloop}({pa}{at_batch_a}, {lda}, {pb}{at_batch_b}, {ldb}, {k}, blockIdx.y * {bm}, blockIdx.x * {bn}, nova_smem{mask_args});
-  tile.for_each([&](int row_index, int col_index, float acc) {{
-    const long long row = {row}, col = col_index;
-{store}  }});
-}}
+{body}}}
 
 )",
       fmt::arg("form", form),
@@ -205,14 +236,15 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
       fmt::arg("epilogue_note",
                split > 1 ? fmt::format("each block (blockIdx.z) over a slice of {} of K, its partial sums\n// stored for "
                                        "{}_sum", slice, name)
-                         : "with the epilogue applied\n// to the accumulators before the only store"), fmt::arg("bm", tile->bm),
+                         : views ? "with the epilogue applied\n// to the accumulators before the only store"
+                                 : "with the epilogue applied\n// to the accumulators, staged through shared memory for 16-byte stores"),
+      fmt::arg("bm", tile->bm),
       fmt::arg("bn", tile->bn), fmt::arg("threads", tile->threads), fmt::arg("min_blocks", tile->min_blocks),
       fmt::arg("smem", tile->smem_bytes), fmt::arg("name", name), fmt::arg("params", params), fmt::arg("pa", pa),
       fmt::arg("pb", pb), fmt::arg("alias", tile->alias), fmt::arg("mainloop", kn ? "mainloop_kn" : "mainloop_at"),
       fmt::arg("at_batch_a", at_batch_a), fmt::arg("lda", lda), fmt::arg("at_batch_b", at_batch_b),
-      fmt::arg("ldb", ldb), fmt::arg("k", slice), fmt::arg("mask_args", mask_args), fmt::arg("row", row),
-      fmt::arg("z", split > 1 ? "slice" : "bat"), fmt::arg("store", split > 1 ? fmt::format("    nova_partials[(slice * {}LL + row) * {}LL + col] = acc;\n", s.m, s.n)
-                                  : fmt::format("    const float gemm = acc{};\n{}", bias, store)));
+      fmt::arg("ldb", ldb), fmt::arg("k", slice), fmt::arg("mask_args", mask_args),
+      fmt::arg("z", split > 1 ? "slice" : "bat"), fmt::arg("body", body));
   const std::string sum_name = name + "_sum";
   if (split > 1)
     out.kernels += fmt::format(

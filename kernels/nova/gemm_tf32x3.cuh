@@ -30,7 +30,9 @@
 //
 // for_each(f(row, col, v)) visits every accumulator once with its global (row, col); it only reads
 // the accumulators, and any elementwise epilogue goes in the lambda. The explicit map is also
-// exposed: acc[mi][ni][r] sits at row_of(mi, r), col_of(ni, r).
+// exposed: acc[mi][ni][r] sits at row_of(mi, r), col_of(ni, r). store_rows(smem, m0, n0,
+// f(row, col, const float (&v)[4])) stages the tile through shared memory and visits it four
+// consecutive columns at a time, for 16-byte stores of rows contiguous along n.
 //
 // Other operand forms (the tile's caller offsets A, W or B by blockIdx.z for a batched product):
 //   mainloop_at(A, lda, W, ldw, K, m0, n0, smem[, keep_a, keep_b])   W [N, K] (k contiguous)
@@ -171,6 +173,40 @@ struct Tf32x3Tile {
       for (int ni = 0; ni < kNI; ++ni)
 #pragma unroll
         for (int r = 0; r < 4; ++r) f(row_of(mi, r), col_of(ni, r), acc[mi][ni][r]);
+  }
+
+  // The block tile's accumulators through shared memory, for an output whose rows are contiguous
+  // along n: after the main loop (which ends with a barrier, so the pipeline's stages are free) each
+  // accumulator pair goes to a [BM][BN + 8] staging tile, and after a barrier each thread reads four
+  // consecutive columns of one row and calls chunk(row, col, v) with their global position (col a
+  // multiple of 4) and values v[0..3]; chunk applies the epilogue and stores the four values with
+  // one 16-byte store, so each 8 lanes of a warp write a whole 128-byte line. for_each's stores, one
+  // float per lane and instruction, fill every other float of each 32-byte sector they touch.
+  // Bank-conflict free both ways: a half-warp's 8-byte writes hit banks 8g + 2t (+1) of the padded
+  // rows (72 floats, 8 banks apart), a quarter-warp's 16-byte reads one whole row segment.
+  template <class F>
+  __device__ __forceinline__ void store_rows(void* smem, int m0, int n0, F&& chunk) const {
+    constexpr int kLdC = BN + 8, kChunks = BN / 4, kRowsPerPass = kThreads / kChunks;
+    static_assert(BM * kLdC * 4 <= kSmemBytes && kThreads % kChunks == 0 && BM % kRowsPerPass == 0,
+                  "the staging tile");
+    float* const c = static_cast<float*>(smem);
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < kNI; ++ni)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<float2*>(c + (row0 - m0 + mi * 16 + h * 8) * kLdC + col0 - n0 + ni * 8) =
+              make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+    __syncthreads();
+    const int cr = threadIdx.x / kChunks, cc = (threadIdx.x % kChunks) * 4;
+#pragma unroll
+    for (int i = 0; i < BM / kRowsPerPass; ++i) {
+      const int r = cr + i * kRowsPerPass;
+      const float4 v4 = *reinterpret_cast<const float4*>(c + r * kLdC + cc);
+      const float v[4] = {v4.x, v4.y, v4.z, v4.w};
+      chunk(m0 + r, n0 + cc, v);
+    }
   }
 
   // Main loop for the block tile at (blockIdx.y * BM, blockIdx.x * BN), lda = ldw = K.
@@ -458,6 +494,9 @@ using Tf32x3_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3>;    //  2x2  32x32  4  1
 // With the gathered W operand (an implicit-GEMM convolution: M output channels, N output pixels).
 using Tf32x3Gather_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2, true>;  //  2x2  64x32  4  128  100352
 using Tf32x3Gather_64x128 = Tf32x3Tile<64, 128, 32, 2, 2, 4, 2, true>;  //  2x2  32x64  4  128  100352
+// The same with three stages, leaving room for a larger table of K's taps (a 3-D convolution's).
+using Tf32x3Gather3_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 3, 2, true>;  //  2x2  64x32  3  128   75264
+using Tf32x3Gather3_64x128 = Tf32x3Tile<64, 128, 32, 2, 2, 3, 2, true>;  //  2x2  32x64  3  128   75264
 // With B [K, N] stored n-contiguous (mainloop_kn: x @ w, a batched matmul of plain operands).
 using Tf32x3Kn_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2, true>;  //  2x2  64x32  4  128  100352
 using Tf32x3Kn_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3, true>;    //  2x2  32x32  4  128   67584

@@ -482,7 +482,12 @@ TEST(BuiltinGenerator, BatchedAndTransposedProductsGetTheTensorCoreFormWithOpera
   ModelGraph tril = test::graph_fixture("coverage/bmm_transposed_tril_logsumexp");
   Candidate masked = BuiltinGenerator().alternatives(tril, tril.groups[0]).at(0);
   EXPECT_NE(masked.cuda_source.find("((col - row) <= 0LL) ? 1.0f : 0.0f"), std::string::npos);
-  EXPECT_NE(masked.cuda_source.find("out_masked_fill[(bat * 256LL + row) * 256LL + col]"), std::string::npos);
+  // Staged through shared memory: four consecutive columns per 16-byte store.
+  EXPECT_NE(masked.cuda_source.find("tile.store_rows(nova_smem, blockIdx.y * 128, blockIdx.x * 64,"), std::string::npos)
+      << masked.cuda_source;
+  EXPECT_NE(masked.cuda_source.find("*reinterpret_cast<float4*>(out_masked_fill + (bat * 256LL + row) * 256LL + col) = "
+                                    "make_float4(nova_v[0], nova_v[1], nova_v[2], nova_v[3]);"),
+            std::string::npos);
 
   // A small M x N with a long K (128x512 -> 256: 8 tiles for 132 multiprocessors, where the tiled FMA
   // kernel took 4.5x eager's time): K split in 8 slices of 64 into a partials temp, then a second kernel
@@ -581,19 +586,36 @@ TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative
                   fmt::format("cudaFuncAttributeMaxDynamicSharedMemorySize, {}", 100352 + x.taps_bytes)),
               std::string::npos);
   }
-  // A K past the table's limit (192 input channels x 3x3 = 1728): each element decodes its k, and the
-  // kernel asks for the stages' shared memory only.
-  ModelGraph wide = test::graph_fixture("conv2d_min_add_multiply_large.graph");
-  for (auto& t : wide.inputs)
-    if (t.shape.size() == 4) t.shape[1] = 192;
-  for (auto& p : wide.params)
-    if (p.tensor.shape.size() == 4) p.tensor.shape[1] = 192;
-  Candidate arithmetic = BuiltinGenerator(opt_in).generate(wide, wide.groups[0]);
+  // A K past the four-stage table's limit (192 input channels x 3x3 = 1728): the table beside three
+  // stages. Past the three-stage one (600 x 3x3 = 5400): each element decodes its k, and the kernel asks
+  // for the four stages' shared memory only.
+  const auto widened = [](int channels) {
+    ModelGraph wide = test::graph_fixture("conv2d_min_add_multiply_large.graph");
+    for (auto& t : wide.inputs)
+      if (t.shape.size() == 4) t.shape[1] = channels;
+    for (auto& p : wide.params)
+      if (p.tensor.shape.size() == 4) p.tensor.shape[1] = channels;
+    return wide;
+  };
+  ModelGraph wide = widened(192);
+  Candidate three_stages = BuiltinGenerator(opt_in).generate(wide, wide.groups[0]);
+  ASSERT_EQ(three_stages.origin.rule, "conv2d_tf32x3") << three_stages.summary;
+  EXPECT_NE(three_stages.cuda_source.find("nova::ConvNchwTableGather<192, 128, 128, 3, 3, 1, 1, 0, 0, 1, 1, 126, 126, "
+                                          "1728> gather{"),
+            std::string::npos)
+      << three_stages.cuda_source;
+  EXPECT_NE(three_stages.cuda_source.find("nova::Tf32x3Gather3_128x64 tile;"), std::string::npos);
+  EXPECT_EQ(three_stages.plan.steps.at(0).shared_bytes, 75264 + 1728 * 8);
+  NvrtcResult three_compiled = nvrtc.compile(three_stages.cuda_source, "conv_tf32x3_three_stages.cu", "sm_90");
+  EXPECT_TRUE(three_compiled.ok) << three_compiled.log;
+  ModelGraph wider = widened(600);
+  Candidate arithmetic = BuiltinGenerator(opt_in).generate(wider, wider.groups[0]);
   ASSERT_EQ(arithmetic.origin.rule, "conv2d_tf32x3") << arithmetic.summary;
   EXPECT_EQ(arithmetic.cuda_source.find("ConvNchwTableGather"), std::string::npos);
-  EXPECT_NE(arithmetic.cuda_source.find("nova::ConvNchwGather<192, 128, 128, 3, 3, 1, 1, 0, 0, 1, 1, 126, 126> gather{"),
+  EXPECT_NE(arithmetic.cuda_source.find("nova::ConvNchwGather<600, 128, 128, 3, 3, 1, 1, 0, 0, 1, 1, 126, 126> gather{"),
             std::string::npos)
       << arithmetic.cuda_source;
+  EXPECT_NE(arithmetic.cuda_source.find("nova::Tf32x3Gather_128x64 tile;"), std::string::npos);
   EXPECT_EQ(arithmetic.plan.steps.at(0).shared_bytes, 100352);
   NvrtcResult arithmetic_compiled = nvrtc.compile(arithmetic.cuda_source, "conv_tf32x3_wide.cu", "sm_90");
   EXPECT_TRUE(arithmetic_compiled.ok) << arithmetic_compiled.log;
@@ -614,6 +636,49 @@ TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative
   EXPECT_EQ(BuiltinGenerator(opt_in).generate(seed, seed.groups[0]).origin.rule, "conv2d_direct");
   ModelGraph half = test::graph_fixture("conv2d_relu_hardswish", "float16");
   EXPECT_TRUE(BuiltinGenerator().alternatives(half, half.groups[0]).empty());
+}
+
+TEST(BuiltinGenerator, A3dConvolutionGetsTheTensorCoreImplicitGemmWithATableOfItsTaps) {
+  NvrtcCompiler nvrtc(test::scratch_dir("conv3d_nvrtc"));
+  // conv3d_batchnorm_mish's bare convolution: 64 -> 64 channels, 3x3x5 taps (K = 2880), stride (1, 2, 1),
+  // padding (1, 1, 2), over 16 x 16x32x32 volumes. Nothing to fuse: the library call alone is declined,
+  // and the alternative is the implicit GEMM with K's taps in a table beside three stages.
+  ModelGraph g = test::graph_fixture("coverage/conv3d_batchnorm_mish");
+  Candidate primary = BuiltinGenerator().generate(g, g.groups[0]);
+  ASSERT_TRUE(primary.declined.has_value());
+  EXPECT_NE(primary.declined->find("eager's aten.conv3d.default call is already the best form"), std::string::npos);
+  std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, g.groups[0]);
+  ASSERT_EQ(alternatives.size(), 1u);
+  const Candidate& c = alternatives[0];
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  EXPECT_EQ(c.origin.rule, "conv3d_tf32x3");
+  EXPECT_TRUE(c.library_ops.empty());
+  ASSERT_EQ(c.plan.steps.size(), 1u);
+  const PlanStep& k = c.plan.steps[0];
+  EXPECT_EQ(k.kernel, "nova_g0_conv3d_tf32x3");
+  EXPECT_EQ(k.grid, (std::array<std::int64_t, 3>{16 * 16 * 16 * 32 / 128, 1, 1}));  // 64 channels x 128 voxels
+  EXPECT_EQ(k.shared_bytes, 75264 + 2880 * 8);
+  EXPECT_NE(c.cuda_source.find("nova::ConvNcdhwTableGather<64, 16, 32, 32, 3, 3, 5, 1, 2, 1, 1, 1, 2, 1, 1, 1, 16, 16, "
+                               "32, 2880> gather{"),
+            std::string::npos)
+      << c.cuda_source;
+  EXPECT_NE(c.cuda_source.find("nova::Tf32x3Gather3_64x128 tile;"), std::string::npos);
+  EXPECT_NE(c.cuda_source.find("const float conv = acc + nova::to_f(in_p_conv_bias[co]);"), std::string::npos);
+  EXPECT_NE(c.cuda_source.find("*reinterpret_cast<float4*>(out_conv3d + (long long)(n * 64 + co) * 8192 + pix0) ="),
+            std::string::npos);
+  NvrtcResult compiled = nvrtc.compile(c.cuda_source, "conv3d_tf32x3.cu", "sm_90");
+  EXPECT_TRUE(compiled.ok) << compiled.log;
+  EXPECT_NE(c.extension_source.find("// ---- kernels/nova/conv_gather.cuh ----"), std::string::npos);
+  EXPECT_NE(c.extension_source.find(fmt::format("cudaFuncAttributeMaxDynamicSharedMemorySize, {}", 75264 + 2880 * 8)),
+            std::string::npos);
+
+  // A transposed 3-D convolution: the library call, its GELU and scale fused into one pass after it.
+  ModelGraph t = test::graph_fixture("coverage/conv_transpose3d_avgpool_gelu");
+  Candidate transposed = BuiltinGenerator().generate(t, t.groups[0]);
+  ASSERT_FALSE(transposed.declined.has_value()) << *transposed.declined;
+  EXPECT_EQ(transposed.origin.rule, "conv3d_library+epilogue");
+  EXPECT_EQ(transposed.library_ops, std::vector<std::string>{"aten.conv_transpose3d.input"});
+  EXPECT_TRUE(BuiltinGenerator().alternatives(t, t.groups[0]).empty());
 }
 
 TEST(BuiltinGenerator, CandidateJsonRoundTrips) {

@@ -36,11 +36,11 @@ const std::map<std::string, std::vector<std::string>>& expected() {
       {"bmm_transposed_tril_logsumexp",
        {"gemm_library+epilogue", "row_logsumexp", "gemm_library"}},
       {"conv3d_batchnorm_mish",
-       {"declined: only 2-D convolutions", "declined: its result add is int64",
+       {"declined: eager's aten.conv3d.default call is already the best form", "declined: its result add is int64",
         "declined: batch norm in training form"}},
       {"conv_transpose2d_maxpool_hardtanh", {"conv2d_library+epilogue", "window_reduce"}},
       {"conv_transpose3d_avgpool_gelu",
-       {"declined: only 2-D convolutions", "window_reduce", "declined: the epilogue of a reduced result changes its size"}},
+       {"conv3d_library+epilogue", "window_reduce", "declined: the epilogue of a reduced result changes its size"}},
       {"depthwise_grouped_conv_relu",
        {"conv2d_library+epilogue", "declined: eager's aten.conv2d.default call is already the best form",
         "conv2d_library+epilogue"}},
@@ -63,6 +63,7 @@ std::vector<std::string> expected_alternatives(const std::string& model, int gro
       {{"bmm_transposed_tril_logsumexp", 2}, {"gemm_tf32x3"}},  // x.triu() @ w.T
       {{"linear_softmax_sum", 0}, {"gemm_tf32x3"}},             // 128x512 -> 256: K split in 8
       {{"linear_softmax_sum", 3}, {"gemm_tf32x3"}},
+      {{"conv3d_batchnorm_mish", 0}, {"conv3d_tf32x3"}},  // the bare 3-D convolution, 3x3x5 taps
       {{"depthwise_grouped_conv_relu", 1}, {"conv2d_tf32x3"}},
       {{"depthwise_grouped_conv_relu", 2}, {"conv2d_tf32x3"}},
   };
