@@ -137,7 +137,7 @@ void add_generate_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag(
       "--gemm-tf32x3", o->gemm_tf32x3,
-      "make the tensor-core GEMM (3xTF32) the primary candidate of fp32 GEMMs (linear, mm, bmm, matmul) and 2-D and 3-D convolutions "
+      "make the tensor-core GEMM (3xTF32) the primary candidate of fp32 GEMMs (linear, mm, bmm, matmul) and 2-D and 3-D convolutions (transposed ones too) "
       "instead of an "
       "alternative (faster than cuBLAS fp32 and as close to float64 or closer, but it sums in another "
       "order than eager and can fail the 1e-4 check against eager; see docs/perf-notes.md)");

@@ -296,7 +296,7 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--budget,--timeout", f->budget_s, "seconds each validation or benchmark may take (default 300)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-alternatives", f->no_alternatives, "generate only each group's primary candidate");
-  cmd->add_flag("--gemm-tf32x3", f->gemm_tf32x3, "make the tensor-core GEMM (3xTF32) the primary of fp32 GEMMs (linear, mm, bmm, matmul) and 2-D and 3-D convolutions");
+  cmd->add_flag("--gemm-tf32x3", f->gemm_tf32x3, "make the tensor-core GEMM (3xTF32) the primary of fp32 GEMMs (linear, mm, bmm, matmul) and 2-D and 3-D convolutions (transposed ones too)");
   cmd->add_option("--out", f->out,
                   "also write the selection as JSON to this file ({} in the name: the model's name)");
   auto* llm = cmd->add_flag("--llm", f->llm,

@@ -62,9 +62,9 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
   int xi = ctx.input_index(x->tensor), wi = ctx.input_index(w->tensor),
       bi = has_bias ? ctx.input_index(b->tensor) : 0;
 
-  if (s.transposed) return library_conv(ctx, conv, s, "a transposed convolution");
   if (ctx.target.gemm_tf32x3)
     if (auto r = ConvTf32x3Rule::generate(ctx, conv, s, e)) return *r;
+  if (s.transposed) return library_conv(ctx, conv, s, "a transposed convolution");
   if (s.dims == 3) return library_conv(ctx, conv, s, "a 3-D convolution: the direct kernel is 2-D only");
   const std::int64_t taps = s.cin * s.kh * s.kw;
   std::string why;

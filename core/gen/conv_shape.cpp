@@ -39,15 +39,18 @@ ConvShape ConvShape::read(const GraphNode& conv, const PointwiseEmitter& e) {
   s.dims = static_cast<int>(dims);
   if (dims == 3) s.d = xs[2], s.kd = ws[2], s.od = os[2];
   const bool plain = conv.target == "aten.conv2d.default" || conv.target == "aten.conv3d.default";
+  // aten.conv_transpose2d/3d.input: (input, weight, bias, stride, padding, output_padding, groups, dilation).
+  const bool transpose_op = conv.target.find("conv_transpose") != std::string::npos;
   auto stride = spatial_arg(conv, "stride", 3, 1, dims), padding = spatial_arg(conv, "padding", 4, 0, dims),
-       dilation = spatial_arg(conv, "dilation", 5, 1, dims);
+       dilation = spatial_arg(conv, "dilation", transpose_op ? 7 : 5, 1, dims);
   s.sh = stride[lead], s.sw = stride[lead + 1], s.ph = padding[lead], s.pw = padding[lead + 1],
   s.dh = dilation[lead], s.dw = dilation[lead + 1];
   if (dims == 3) s.sd = stride[0], s.pd = padding[0], s.dd = dilation[0];
-  const NodeArg* g = find_arg(conv, "groups", plain ? 6 : 8);
+  const NodeArg* g = find_arg(conv, "groups", plain || transpose_op ? 6 : 8);
   if (g && g->constant.is_number()) s.groups = g->constant.get<std::int64_t>();
-  if (conv.target.find("conv_transpose") != std::string::npos) {
-    s.transposed = true;  // the weight is [cin, cout / groups, k...]: the library call computes it
+  if (transpose_op) {
+    s.transposed = true;  // the weight is [cin, cout / groups, k...]
+    s.cout = os[1];
   } else if (!plain) {
     const NodeArg* tr = find_arg(conv, "transposed", 6);
     if (tr && tr->constant.is_boolean() && tr->constant.get<bool>())

@@ -16,7 +16,8 @@ struct ConvShape {
   std::int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
   int dims = 2;                    // spatial dimensions: 2 (NCHW) or 3 (NCDHW)
   std::int64_t d = 1, kd = 1, od = 1, sd = 1, pd = 0, dd = 1;  // depth: sizes, stride, padding, dilation
-  bool transposed = false;         // aten.conv_transpose2d/3d: only the library form
+  bool transposed = false;         // aten.conv_transpose2d/3d: weight [cin, cout / groups, k...], output
+                                   // o = i * stride - padding + r * dilation (sizes from the output's shape)
 
   // Output pixels (voxels) per image and channel.
   std::int64_t out_pixels() const { return od * oh * ow; }

@@ -1,5 +1,7 @@
 #include "core/gen/conv_tf32x3_rule.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/gen/pointwise_rule.h"
@@ -20,17 +22,48 @@ constexpr GatherTile kTiles4[] = {{"nova::Tf32x3Gather_128x64", 128, 64, 128, 2,
 constexpr GatherTile kTiles3[] = {{"nova::Tf32x3Gather3_128x64", 128, 64, 128, 2, 75264},
                                   {"nova::Tf32x3Gather3_64x128", 64, 128, 128, 2, 75264}};
 
+// The convolution's operands as the group holds them (an index of -1: computed inside the group).
+struct ConvOperands {
+  const NodeArg *x, *w, *b;
+  bool has_bias;
+  int xi, wi, bi;
+
+  ConvOperands(const GroupContext& ctx, const GraphNode& conv)
+      : x(find_arg(conv, "input", 0)), w(find_arg(conv, "weight", 1)), b(find_arg(conv, "bias", 2)),
+        has_bias(b && !b->tensor.empty()), xi(ctx.input_index(x->tensor)), wi(ctx.input_index(w->tensor)),
+        bi(has_bias ? ctx.input_index(b->tensor) : 0) {}
+
+  // What every tensor-core form needs: the weight and bias among the group's inputs, fp32 throughout
+  // (3xTF32 is an fp32 method), an epilogue that runs on the accumulators, rows enough for a tile.
+  bool tensor_core_ready(const GroupContext& ctx, const PointwiseEmitter& e, std::int64_t cout_g) const {
+    return wi >= 0 && bi >= 0 && e.info(x->tensor).dtype == "float32" &&
+           ctx.inputs[static_cast<std::size_t>(wi)].dtype == "float32" && ctx.outputs[0].dtype == "float32" &&
+           ctx.epilogue_preserves_coordinates() && cout_g >= 32;
+  }
+
+  // Starts the candidate: its plan, and the input's name in the kernels. An input computed inside the
+  // group (an activation before the convolution) is materialized first, as eager does, and the
+  // convolution reads it as one more parameter.
+  std::string begin(const GroupContext& ctx, const GraphNode& conv, RuleOutput& out, std::string& params,
+                    std::vector<PlanArg>& args) const {
+    out.plan = ctx.base_plan();
+    params = ctx.kernel_params();
+    args = ctx.plan_args();
+    if (xi >= 0) return ctx.input_names[static_cast<std::size_t>(xi)];
+    auto computed = PointwiseRule::materialize_operands(ctx, conv, out.plan, out.kernels);
+    params += ",\n    const float* __restrict__ nova_conv_input";
+    args.push_back({computed.at(x->tensor), "", nullptr, ""});
+    return "nova_conv_input";
+  }
+};
+
 }  // namespace
 
 std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, const GraphNode& conv, const ConvShape& s,
                                                    PointwiseEmitter& e) {
-  const NodeArg* x = find_arg(conv, "input", 0);
-  const NodeArg* w = find_arg(conv, "weight", 1);
-  const NodeArg* b = find_arg(conv, "bias", 2);
-  const bool has_bias = b && !b->tensor.empty();
+  if (s.transposed) return generate_transposed(ctx, conv, s, e);
+  const ConvOperands o(ctx, conv);
   const bool three = s.dims == 3;
-  const int xi = ctx.input_index(x->tensor), wi = ctx.input_index(w->tensor),
-            bi = has_bias ? ctx.input_index(b->tensor) : 0;
   const std::int64_t cin_g = s.cin / s.groups, cout_g = s.cout / s.groups, k = cin_g * s.taps();
   const std::int64_t opix = s.out_pixels(), pixels = s.n * opix, volume = s.d * s.h * s.w;
   const double macs = double(pixels) * s.cout * k;
@@ -41,11 +74,7 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   const int stages = kpad <= kTableK ? 4 : kpad <= kTableK3 ? 3 : 4;
   const bool table = kpad <= kTableK3;
   const bool applies =
-      wi >= 0 && bi >= 0 &&  // the weight and bias are the group's inputs
-      e.info(x->tensor).dtype == "float32" && ctx.inputs[static_cast<std::size_t>(wi)].dtype == "float32" &&
-      ctx.outputs[0].dtype == "float32" &&        // 3xTF32 is an fp32 method
-      ctx.epilogue_preserves_coordinates() &&     // the epilogue runs on the accumulators
-      cout_g >= 32 &&                             // rows enough for a tensor-core tile
+      o.tensor_core_ready(ctx, e, cout_g) &&
       k % 4 == 0 &&                               // 16-byte weight rows for cp.async
       macs >= kMinMacs &&                         // work enough to fill the GPU with tiles
       (table || !three) &&                        // the 3-D gather has a table only
@@ -53,19 +82,9 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   if (!applies) return std::nullopt;
 
   RuleOutput out;
-  out.plan = ctx.base_plan();
-  std::string params = ctx.kernel_params(), xname;
-  std::vector<PlanArg> args = ctx.plan_args();
-  if (xi >= 0) {
-    xname = ctx.input_names[static_cast<std::size_t>(xi)];
-  } else {
-    // An input computed inside the group (an activation before the convolution) is materialized
-    // first, as eager does, and the convolution reads it as one more parameter.
-    auto computed = PointwiseRule::materialize_operands(ctx, conv, out.plan, out.kernels);
-    xname = "nova_conv_input";
-    params += ",\n    const float* __restrict__ " + xname;
-    args.push_back({computed.at(x->tensor), "", nullptr, ""});
-  }
+  std::string params;
+  std::vector<PlanArg> args;
+  const std::string xname = o.begin(ctx, conv, out, params, args);
 
   const auto& tiles = stages == 4 ? kTiles4 : kTiles3;
   const GatherTile& tile = cout_g >= 128 ? tiles[0] : tiles[1];
@@ -110,7 +129,7 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   const auto name_of = [&](int i) { return ctx.input_names[static_cast<std::size_t>(i)]; };
   const std::string dim = three ? "3d" : "2d";
   std::string name = fmt::format("nova_g{}_conv{}_tf32x3", ctx.group.id, dim);
-  const std::string bias = has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(bi)) : "";
+  const std::string bias = o.has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(o.bi)) : "";
   std::string body;
   if (staged)
     body = fmt::format(
@@ -184,7 +203,7 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
       fmt::arg("pixels", pixels), fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn), fmt::arg("threads", tile.threads),
       fmt::arg("min_blocks", tile.min_blocks), fmt::arg("stages", stages), fmt::arg("smem", smem),
       fmt::arg("taps", table ? " and a table of K's taps" : ""), fmt::arg("alias", tile.alias),
-      fmt::arg("name", name), fmt::arg("params", params), fmt::arg("wname", name_of(wi)),
+      fmt::arg("name", name), fmt::arg("params", params), fmt::arg("wname", name_of(o.wi)),
       fmt::arg("gather", gather), fmt::arg("wg", cout_g * k), fmt::arg("body", body),
       fmt::arg("store", staged ? "and staged through shared memory for 16-byte stores" : "before the only store"));
 
@@ -201,8 +220,187 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
       "{}tensor-core implicit GEMM (3xTF32): {} tiles of {}x{}, {:.3g} M multiply-adds. It sums in another "
       "order than eager's cuDNN kernel: where eager's own rounding exceeds the 1e-4 check against float64, "
       "expect it to differ from eager while as close to float64",
-      xi >= 0 ? "" : "its input materialized first, then a ", step.grid[0] * step.grid[1] * step.grid[2], tile.bm,
+      o.xi >= 0 ? "" : "its input materialized first, then a ", step.grid[0] * step.grid[1] * step.grid[2], tile.bm,
       tile.bn, macs / 1e6);
+  return out;
+}
+
+std::optional<RuleOutput> ConvTf32x3Rule::generate_transposed(const GroupContext& ctx, const GraphNode& conv,
+                                                              const ConvShape& s, PointwiseEmitter& e) {
+  const ConvOperands o(ctx, conv);
+  const bool three = s.dims == 3;
+  const std::int64_t cin_g = s.cin / s.groups, cout_g = s.cout / s.groups;
+  // Per output phase (o = o' * stride + phase along each axis) only the taps with (phase + padding - r *
+  // dilation) divisible by the stride contribute (TransposedAxis in kernels/nova/conv_gather.cuh). Per axis:
+  // the busiest phase's taps, and the multiply-adds of all phases (taps times outputs).
+  struct Axis {
+    std::int64_t busiest = 0, useful = 0;
+  };
+  const auto axis = [](std::int64_t taps, std::int64_t stride, std::int64_t pad, std::int64_t dil, std::int64_t out) {
+    Axis a;
+    for (std::int64_t ph = 0; ph < stride; ++ph) {
+      std::int64_t n = 0;
+      for (std::int64_t r = 0; r < taps; ++r) n += ((ph + pad - r * dil) % stride + stride) % stride == 0;
+      a.busiest = std::max(a.busiest, n);
+      a.useful += n * (ph < out ? (out - ph + stride - 1) / stride : 0);
+    }
+    return a;
+  };
+  const Axis ad = axis(s.kd, s.sd, s.pd, s.dd, s.od), ah = axis(s.kh, s.sh, s.ph, s.dh, s.oh),
+             aw = axis(s.kw, s.sw, s.pw, s.dw, s.ow);
+  const auto most = [](std::int64_t out, std::int64_t stride) { return (out + stride - 1) / stride; };
+  const std::int64_t phases = s.sd * s.sh * s.sw;
+  const std::int64_t max_k = cin_g * ad.busiest * ah.busiest * aw.busiest;
+  const std::int64_t kpad = (max_k + 31) / 32 * 32, lda = (max_k + 3) / 4 * 4;
+  const std::int64_t volume = s.d * s.h * s.w, out_volume = s.od * s.oh * s.ow;
+  // Multiply-adds actually done: every output takes the taps of its phase.
+  const double macs = double(s.n) * s.cout * cin_g * double(ad.useful) * double(ah.useful) * double(aw.useful);
+  const int stages = kpad <= kTableK ? 4 : 3;
+  const bool applies =
+      o.tensor_core_ready(ctx, e, cout_g) &&
+      max_k > 0 &&                             // some phase has taps
+      kpad <= kTableK3 &&                      // the phase's taps in a shared-memory table
+      macs >= kMinMacs &&                      // work enough to fill the GPU with tiles
+      (s.od + s.sd - 1) / s.sd <= 512 && phases * s.groups <= 65535 &&  // the table's reach, the grid's z
+      s.n * out_volume < (std::int64_t{1} << 31) && s.cin * volume < (std::int64_t{1} << 31) &&
+      s.cout * out_volume < (std::int64_t{1} << 31);  // 32-bit indices
+  if (!applies) return std::nullopt;
+
+  RuleOutput out;
+  std::string params;
+  std::vector<PlanArg> args;
+  const std::string xname = o.begin(ctx, conv, out, params, args);
+  // The weights laid out per group and phase as the tile's A operand: [groups][phases][cout_g][lda], each
+  // row the phase's K (its input channels x its taps), zeros past it.
+  const std::int64_t weights_floats = s.groups * phases * cout_g * lda;
+  const std::string weights_ref = fmt::format("temp:{}", out.plan.temps.size());
+  out.plan.temps.push_back({"nova_phase_weights", {s.groups, phases, cout_g, lda}, "float32"});
+  params += ",\n    float* __restrict__ nova_phase_weights";
+  args.push_back({weights_ref, "", nullptr, ""});
+
+  const auto& tiles = stages == 4 ? kTiles4 : kTiles3;
+  const GatherTile& tile = cout_g >= 128 ? tiles[0] : tiles[1];
+  const std::int64_t smem = tile.smem_bytes + kpad * 8;
+  const std::string geometry =
+      fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}", cin_g, s.d, s.h,
+                  s.w, s.kd, s.kh, s.kw, s.sd, s.sh, s.sw, s.pd, s.ph, s.pw, s.dd, s.dh, s.dw, s.od, s.oh, s.ow, kpad);
+  const std::string gather_type = "nova::ConvTransposedTableGather<" + geometry + ">";
+  const std::vector<std::string> coords =
+      three ? std::vector<std::string>{"n", "co", "od", "oh", "ow"} : std::vector<std::string>{"n", "co", "oh", "ow"};
+  e.bind_register(conv.outputs[0].name, "conv", coords);
+  const std::string value = e.value(ctx.outputs[0].name, coords);
+  const std::string epilogue = e.take_code(4);
+  const auto name_of = [&](int i) { return ctx.input_names[static_cast<std::size_t>(i)]; };
+  const std::string dim = three ? "3d" : "2d";
+  const std::string name = fmt::format("nova_g{}_conv_transpose{}_tf32x3", ctx.group.id, dim);
+  const std::string weights_name = name + "_weights";
+  const std::string bias = o.has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(o.bi)) : "";
+  const auto dims3 = [&](std::int64_t a, std::int64_t b2, std::int64_t c) {
+    return three ? fmt::format("{}x{}x{}", a, b2, c) : fmt::format("{}x{}", b2, c);
+  };
+  out.kernels += fmt::format(
+      R"(#include "nova/gemm_tf32x3.cuh"
+#include "nova/conv_gather.cuh"
+
+// The weights of the transposed convolution ([{cin}][{cout_g}][taps], groups of {cin_g} input channels) laid
+// out per group and output phase as the implicit GEMM's A operand: [{groups}][{phases}][{cout_g}][{lda}], row
+// co of a phase holding, for k = ci * taps + t, the weight of input channel ci at the phase's tap t, zeros past
+// the phase's K.
+extern "C" __global__ void __launch_bounds__(256) {weights_name}(
+    {params}) {{
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < {total}LL; i += (long long)gridDim.x * 256LL) {{
+    const int kk = (int)(i % {lda}), co = (int)(i / {lda} % {cout_g}), z = (int)(i / ({lda}LL * {cout_g}));
+    const int grp = z / {phases};
+    {gather_type} g{{nullptr, 0, 1, nullptr}};
+    g.phase(z % {phases});
+    float v = 0.0f;
+    if (kk < g.k) {{
+      const int taps = g.td * g.th * g.tw, ci = kk / taps;
+      int rd, rh, rw;
+      g.tap(kk - ci * taps, rd, rh, rw);
+      v = nova::to_f({wname}[((((long long)(grp * {cin_g} + ci) * {cout_g} + co) * {kd} + rd) * {kh} + rh) * {kw} + rw]);
+    }}
+    nova_phase_weights[i] = v;
+  }}
+}}
+
+// {dims}-D transposed convolution {cin}->{cout} channels in {groups} group(s), {ksize} kernel, stride {stride},
+// padding {padding}, dilation {dilation}, output {output}, as {phases} implicit GEMMs per group, one per output
+// phase (the outputs o = o' * stride + phase, which take only the taps with (phase + padding - r * dilation)
+// divisible by the stride: a convolution of the input with stride 1 and per-tap offsets): [{cout_g} x K]
+// weights times [K x pixels] input patches, K up to {max_k}, on tensor cores through the 3xTF32 split
+// (fp32-accurate). The patches are gathered into shared memory through a table of the phase's taps (zeros
+// outside the input), {bm}x{bn} tiles, {threads} threads, a {stages}-stage cp.async pipeline, {smem} bytes;
+// the epilogue is applied to the accumulators before the only store (kernels/nova/gemm_tf32x3.cuh,
+// kernels/nova/conv_gather.cuh).
+extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
+    {params}) {{
+  if (!nova::aligned16(nova_phase_weights)) __trap();  // cp.async moves 16 bytes: fresh tensors always are
+  extern __shared__ float4 nova_smem[];
+  const int grp = blockIdx.z / {phases};
+  int2* const nova_taps = reinterpret_cast<int2*>(reinterpret_cast<char*>(nova_smem) + {alias}::kSmemBytes);
+  {gather_type} gather{{
+      {x} + (long long)grp * {cvol}LL, {image}LL, {images}, nova_taps}};
+  gather.phase(blockIdx.z % {phases});
+  if ((int)blockIdx.x * {bn} >= gather.pixels) return;  // past this phase's output grid: the whole block
+  gather.fill(nova_taps);  // the phase's taps, once per block
+  __syncthreads();
+  {alias} tile;
+  tile.mainloop_gather(nova_phase_weights + (long long)blockIdx.z * {wz}LL, {lda}, {cout_g}, gather.k, blockIdx.y * {bm},
+                       blockIdx.x * {bn}, gather, nova_smem);
+  tile.for_each([&](int row_index, int col_index, float acc) {{
+    if (row_index >= {cout_g} || col_index >= gather.pixels) return;
+    const int co = grp * {cout_g} + row_index;
+    int n, od, oh, ow;
+    gather.output(col_index, n, od, oh, ow);
+    (void)od;
+    const float conv = acc{bias};
+{epilogue}    {out}[(((long long)(n * {cout} + co) * {od_} + od) * {oh_} + oh) * {ow_} + ow] = nova::from_f<{otype}>({value});
+  }});
+}}
+
+)",
+      fmt::arg("weights_name", weights_name), fmt::arg("params", params), fmt::arg("total", weights_floats),
+      fmt::arg("lda", lda), fmt::arg("cout_g", cout_g), fmt::arg("phases", phases), fmt::arg("gather_type", gather_type),
+      fmt::arg("wname", name_of(o.wi)), fmt::arg("cin_g", cin_g), fmt::arg("kd", s.kd), fmt::arg("kh", s.kh),
+      fmt::arg("kw", s.kw), fmt::arg("dims", s.dims), fmt::arg("cin", s.cin), fmt::arg("cout", s.cout),
+      fmt::arg("groups", s.groups), fmt::arg("ksize", dims3(s.kd, s.kh, s.kw)),
+      fmt::arg("stride", dims3(s.sd, s.sh, s.sw)), fmt::arg("padding", dims3(s.pd, s.ph, s.pw)),
+      fmt::arg("dilation", dims3(s.dd, s.dh, s.dw)),
+      fmt::arg("output", fmt::format("{}x{}x{}", s.n, s.cout, dims3(s.od, s.oh, s.ow))), fmt::arg("max_k", max_k),
+      fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn), fmt::arg("threads", tile.threads),
+      fmt::arg("min_blocks", tile.min_blocks), fmt::arg("stages", stages), fmt::arg("smem", smem),
+      fmt::arg("name", name), fmt::arg("alias", tile.alias), fmt::arg("x", xname), fmt::arg("cvol", cin_g * volume),
+      fmt::arg("image", s.cin * volume), fmt::arg("images", s.n), fmt::arg("wz", cout_g * lda), fmt::arg("bias", bias),
+      fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]), fmt::arg("od_", s.od),
+      fmt::arg("oh_", s.oh), fmt::arg("ow_", s.ow), fmt::arg("otype", ctx.output_storage_type(0)),
+      fmt::arg("value", value));
+
+  out.rule = "conv_transpose" + dim + "_tf32x3";
+  PlanStep layout;
+  layout.type = "kernel";
+  layout.kernel = weights_name;
+  layout.grid = {std::min<std::int64_t>((weights_floats + 255) / 256, 8 * ctx.target.sm_count), 1, 1};
+  layout.block = {256, 1, 1};
+  layout.args = args;
+  out.plan.steps.push_back(layout);
+  // The grid covers the busiest phase's pixels: a block past its own phase's grid returns at once.
+  const std::int64_t phase_pixels = s.n * most(s.od, s.sd) * most(s.oh, s.sh) * most(s.ow, s.sw);
+  PlanStep step;
+  step.type = "kernel";
+  step.kernel = name;
+  step.grid = {(phase_pixels + tile.bn - 1) / tile.bn, (cout_g + tile.bm - 1) / tile.bm, s.groups * phases};
+  step.block = {tile.threads, 1, 1};
+  step.shared_bytes = smem;
+  step.args = std::move(args);
+  out.plan.steps.push_back(step);
+  out.notes = fmt::format(
+      "{}the weights laid out per output phase, then a tensor-core implicit GEMM (3xTF32) per phase: {} tiles of {}x{} "
+      "(the busiest phase's), {:.3g} M multiply-adds. It sums in another order than eager's cuDNN kernel: where "
+      "eager's own rounding exceeds the 1e-4 check against float64, expect it to differ from eager while as close "
+      "to float64",
+      o.xi >= 0 ? "" : "its input materialized first, ", step.grid[0] * step.grid[1] * step.grid[2], tile.bm, tile.bn,
+      macs / 1e6);
   return out;
 }
 

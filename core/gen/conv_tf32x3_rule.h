@@ -30,6 +30,12 @@ class ConvTf32x3Rule {
   // output channels per group, a K that is not a multiple of 4, too small): the caller's other forms.
   static std::optional<RuleOutput> generate(const GroupContext& ctx, const GraphNode& conv, const ConvShape& s,
                                             PointwiseEmitter& e);
+
+ private:
+  // A transposed convolution (rules conv_transpose2d_tf32x3, conv_transpose3d_tf32x3): a kernel lays the
+  // weights out per output phase, then one implicit GEMM per group and phase (ConvTransposedTableGather).
+  static std::optional<RuleOutput> generate_transposed(const GroupContext& ctx, const GraphNode& conv,
+                                                       const ConvShape& s, PointwiseEmitter& e);
 };
 
 }  // namespace nova

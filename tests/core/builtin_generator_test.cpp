@@ -672,13 +672,61 @@ TEST(BuiltinGenerator, A3dConvolutionGetsTheTensorCoreImplicitGemmWithATableOfIt
   EXPECT_NE(c.extension_source.find(fmt::format("cudaFuncAttributeMaxDynamicSharedMemorySize, {}", 75264 + 2880 * 8)),
             std::string::npos);
 
-  // A transposed 3-D convolution: the library call, its GELU and scale fused into one pass after it.
+  // A transposed 3-D convolution: the primary is the library call, its GELU and scale fused into one pass
+  // after it.
   ModelGraph t = test::graph_fixture("coverage/conv_transpose3d_avgpool_gelu");
   Candidate transposed = BuiltinGenerator().generate(t, t.groups[0]);
   ASSERT_FALSE(transposed.declined.has_value()) << *transposed.declined;
   EXPECT_EQ(transposed.origin.rule, "conv3d_library+epilogue");
   EXPECT_EQ(transposed.library_ops, std::vector<std::string>{"aten.conv_transpose3d.input"});
-  EXPECT_TRUE(BuiltinGenerator().alternatives(t, t.groups[0]).empty());
+}
+
+TEST(BuiltinGenerator, TransposedConvolutionsGetOneImplicitGemmPerOutputPhase) {
+  NvrtcCompiler nvrtc(test::scratch_dir("conv_transpose_nvrtc"));
+  struct Case {
+    std::string graph, rule, geometry;
+    std::vector<std::int64_t> weights;  // the per-phase layout's temp: [groups][phases][cout_g][K padded to 4]
+    std::array<std::int64_t, 3> grid;
+    std::string store;
+  };
+  for (const Case& x : std::vector<Case>{
+           // 128 -> 64, 3x3, stride 2, padding 1, output padding 1: four phases of 1, 2, 2 and 4 taps (K up to 512),
+           // each of 32 images x 32x32 outputs; the bias and hardtanh on the accumulators.
+           {"coverage/conv_transpose2d_maxpool_hardtanh", "conv_transpose2d_tf32x3",
+            "128, 1, 32, 32, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1, 1, 64, 64, 512",
+            {1, 4, 64, 512},
+            {32 * 32 * 32 / 128, 1, 4},
+            "out_hardtanh[(((long long)(n * 64 + co) * 1 + od) * 64 + oh) * 64 + ow]"},
+           // 128 -> 64, 2x4x4, stride 2, padding (0, 1, 1): eight phases of 1x2x2 taps, GELU and the scale.
+           {"coverage/conv_transpose3d_avgpool_gelu", "conv_transpose3d_tf32x3",
+            "128, 8, 16, 16, 2, 4, 4, 2, 2, 2, 0, 1, 1, 1, 1, 1, 16, 32, 32, 512",
+            {1, 8, 64, 512},
+            {16 * 8 * 16 * 16 / 128, 1, 8},
+            "out_mul[(((long long)(n * 64 + co) * 16 + od) * 32 + oh) * 32 + ow]"}}) {
+    SCOPED_TRACE(x.graph);
+    ModelGraph g = test::graph_fixture(x.graph);
+    std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, g.groups[0]);
+    ASSERT_EQ(alternatives.size(), 1u);
+    const Candidate& c = alternatives[0];
+    ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+    EXPECT_EQ(c.origin.rule, x.rule);
+    EXPECT_TRUE(c.library_ops.empty());
+    ASSERT_EQ(c.plan.temps.size(), 1u);
+    EXPECT_EQ(c.plan.temps[0].shape, x.weights);
+    ASSERT_EQ(c.plan.steps.size(), 2u);  // the weights' layout, then the phases' GEMMs
+    EXPECT_EQ(c.plan.steps[0].kernel, "nova_g0_" + x.rule.substr(0, 16) + "_tf32x3_weights");
+    const PlanStep& k = c.plan.steps[1];
+    EXPECT_EQ(k.kernel, "nova_g0_" + x.rule.substr(0, 16) + "_tf32x3");
+    EXPECT_EQ(k.grid, x.grid);
+    EXPECT_EQ(k.shared_bytes, 100352 + 512 * 8);
+    EXPECT_EQ(k.args.back().ref, "temp:0");
+    EXPECT_NE(c.cuda_source.find("nova::ConvTransposedTableGather<" + x.geometry + "> gather{"), std::string::npos)
+        << c.cuda_source;
+    EXPECT_NE(c.cuda_source.find("if ((int)blockIdx.x * 128 >= gather.pixels) return;"), std::string::npos);
+    EXPECT_NE(c.cuda_source.find(x.store), std::string::npos) << c.cuda_source;
+    NvrtcResult compiled = nvrtc.compile(c.cuda_source, "conv_transpose_tf32x3.cu", "sm_90");
+    EXPECT_TRUE(compiled.ok) << compiled.log;
+  }
 }
 
 TEST(BuiltinGenerator, CandidateJsonRoundTrips) {

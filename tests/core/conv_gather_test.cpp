@@ -3,10 +3,12 @@
 // ConvNcdhwTableGather's) columns and patches equals the convolution summed by its definition, with
 // padding, strides, dilation and groups, and what lies past K or past the last pixel reads as zero. The tensor-core tile around it is exercised on the GPU (validation of the
 // conv2d_tf32x3 candidates); this pins the index arithmetic it is fed with.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #ifndef __device__
@@ -232,7 +234,114 @@ void expect_3d_padding_reads_zero() {
 
 }  // namespace three
 
+// A grouped transposed 3-D convolution with a different stride, padding and dilation along each axis,
+// an output padding along width, and an axis (depth) whose stride exceeds its kernel's reach, so that
+// some phases have no taps at all.
+namespace transposed {
+constexpr int kN = 2, kC = 4, kD = 3, kH = 4, kW = 5, kGroups = 2, kCout = 6, kKD = 1, kR = 3, kS = 4;
+constexpr int kSD = 2, kSH = 2, kSW = 3, kPD = 0, kPH = 1, kPW = 2, kDD = 1, kDH = 2, kDW = 1, kOPW = 1;
+constexpr int kOD = (kD - 1) * kSD - 2 * kPD + kDD * (kKD - 1) + 1;
+constexpr int kOH = (kH - 1) * kSH - 2 * kPH + kDH * (kR - 1) + 1;
+constexpr int kOW = (kW - 1) * kSW - 2 * kPW + kDW * (kS - 1) + kOPW + 1;
+constexpr int kCinG = kC / kGroups, kCoutG = kCout / kGroups, kTaps = kKD * kR * kS;
+// Room for any phase's K here; the test checks the gather's own claim of the busiest phase's K.
+constexpr int kKPad = 64;
+using GatherT = ConvTransposedTableGather<kCinG, kD, kH, kW, kKD, kR, kS, kSD, kSH, kSW, kPD, kPH, kPW, kDD, kDH, kDW,
+                                         kOD, kOH, kOW, kKPad>;
+
+struct Problem {
+  std::vector<float> x = std::vector<float>(kN * kC * kD * kH * kW);
+  std::vector<float> w = std::vector<float>(kC * kCoutG * kTaps);  // [cin][cout_g][t][r][s], as PyTorch stores it
+  std::vector<int2> taps = std::vector<int2>(kKPad);
+  Problem() {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (auto& v : x) v = u(rng);
+    for (auto& v : w) v = u(rng);
+  }
+  GatherT gather(int group, int phase) {
+    GatherT g{x.data() + group * kCinG * kD * kH * kW, kC * kD * kH * kW, kN, taps.data()};
+    g.phase(phase);
+    g.fill(taps.data());
+    return g;
+  }
+  float weight(int ci, int co_local, int rd, int rh, int rw) const {
+    return w[(((ci * kCoutG + co_local) * kKD + rd) * kR + rh) * kS + rw];
+  }
+  // out[img][co][od][oh][ow] by the definition: o = i * stride - padding + r * dilation along each axis.
+  double direct(int img, int co, int od, int oh, int ow) const {
+    const int g = co / kCoutG, co_local = co % kCoutG;
+    double sum = 0;
+    for (int ci = g * kCinG; ci < (g + 1) * kCinG; ++ci)
+      for (int id = 0; id < kD; ++id)
+        for (int ih = 0; ih < kH; ++ih)
+          for (int iw = 0; iw < kW; ++iw)
+            for (int rd = 0; rd < kKD; ++rd)
+              for (int rh = 0; rh < kR; ++rh)
+                for (int rw = 0; rw < kS; ++rw)
+                  if (id * kSD - kPD + rd * kDD == od && ih * kSH - kPH + rh * kDH == oh &&
+                      iw * kSW - kPW + rw * kDW == ow)
+                    sum += double(weight(ci, co_local, rd, rh, rw)) * x[(((img * kC + ci) * kD + id) * kH + ih) * kW + iw];
+    return sum;
+  }
+};
+
+void expect_transposed_definition() {
+  static_assert(kOD == 5 && kOH == 9 && kOW == 13 && GatherT::kPhases == 12, "the geometry this test was written for");
+  Problem p;
+  std::vector<int> visits(kN * kCout * kOD * kOH * kOW, 0);
+  int phases_without_taps = 0, busiest = 0;
+  for (int group = 0; group < kGroups; ++group)
+    for (int phase = 0; phase < GatherT::kPhases; ++phase) {
+      SCOPED_TRACE(fmt::format("group {} phase {}", group, phase));
+      const GatherT g = p.gather(group, phase);
+      phases_without_taps += g.k == 0;
+      busiest = std::max(busiest, g.k);
+      const int taps = g.td * g.th * g.tw;
+      for (int n = 0; n < g.pixels; ++n) {
+        const GatherT::Col col = g.column(n);
+        int img, od, oh, ow;
+        g.output(n, img, od, oh, ow);
+        ASSERT_TRUE(img < kN && od < kOD && oh < kOH && ow < kOW) << img << " " << od << " " << oh << " " << ow;
+        for (int co_local = 0; co_local < kCoutG; ++co_local) {
+          const int co = group * kCoutG + co_local;
+          ++visits[(((img * kCout + co) * kOD + od) * kOH + oh) * kOW + ow];
+          double sum = 0;
+          for (int kk = 0; kk < kKPad; ++kk) {
+            const float* at = nullptr;
+            if (!g.at(col, kk, at)) continue;
+            ASSERT_LT(kk, g.k) << "k past the phase's K reads as zero";
+            EXPECT_GE(at, p.x.data());
+            EXPECT_LT(at, p.x.data() + p.x.size());
+            const int ci = kk / taps;
+            int rd, rh, rw;
+            g.tap(kk - ci * taps, rd, rh, rw);
+            sum += double(p.weight(group * kCinG + ci, co_local, rd, rh, rw)) * *at;
+          }
+          EXPECT_NEAR(sum, p.direct(img, co, od, oh, ow), 1e-9)
+              << "image " << img << " channel " << co << " at " << od << "," << oh << "," << ow;
+        }
+      }
+      // A column past the phase's last pixel reads nothing.
+      const GatherT::Col past = g.column(g.pixels);
+      const float* at = nullptr;
+      for (int kk = 0; kk < kKPad; ++kk) EXPECT_FALSE(g.at(past, kk, at)) << kk;
+    }
+  EXPECT_GT(phases_without_taps, 0) << "depth's stride 2 over a 1-tap kernel leaves odd planes to the bias alone";
+  // The table's size: the busiest phase's K, here every height tap (dilation 2 and stride 2 share a factor).
+  EXPECT_EQ(busiest, GatherT::kMaxK);
+  EXPECT_EQ(GatherT::kMaxK, kCinG * 1 * 3 * 2);
+  // The phases cover every output once.
+  for (std::size_t i = 0; i < visits.size(); ++i) ASSERT_EQ(visits[i], 1) << i;
+}
+
+}  // namespace transposed
+
 TEST(ConvGather, A3dConvolutionSummedThroughTheTableGatherEqualsItsDefinition) { three::expect_3d_definition(); }
+
+TEST(ConvGather, ATransposedConvolutionSummedPhaseByPhaseEqualsItsDefinition) {
+  transposed::expect_transposed_definition();
+}
 
 TEST(ConvGather, The3dTablesPaddingAndColumnsPastTheEndReadAsZero) { three::expect_3d_padding_reads_zero(); }
 

@@ -64,6 +64,8 @@ std::vector<std::string> expected_alternatives(const std::string& model, int gro
       {{"linear_softmax_sum", 0}, {"gemm_tf32x3"}},             // 128x512 -> 256: K split in 8
       {{"linear_softmax_sum", 3}, {"gemm_tf32x3"}},
       {{"conv3d_batchnorm_mish", 0}, {"conv3d_tf32x3"}},  // the bare 3-D convolution, 3x3x5 taps
+      {{"conv_transpose2d_maxpool_hardtanh", 0}, {"conv_transpose2d_tf32x3"}},  // by output phase
+      {{"conv_transpose3d_avgpool_gelu", 0}, {"conv_transpose3d_tf32x3"}},
       {{"depthwise_grouped_conv_relu", 1}, {"conv2d_tf32x3"}},
       {{"depthwise_grouped_conv_relu", 2}, {"conv2d_tf32x3"}},
   };

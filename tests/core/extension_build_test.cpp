@@ -91,5 +91,15 @@ TEST(ExtensionBuild, ATensorCoreConvolutionAlternativeExtensionCompilesWithNvcc)
   expect_extension_compiles(alternatives[0], "nova_conv_tf32x3_ext");
 }
 
+TEST(ExtensionBuild, ATensorCoreTransposedConvolutionExtensionCompilesWithNvcc) {
+  // The transposed 3-D convolution by output phase: the weights' layout kernel, then the phases' implicit
+  // GEMMs, the layout's temp passed to both.
+  ModelGraph g = test::graph_fixture("coverage/conv_transpose3d_avgpool_gelu");
+  std::vector<Candidate> alternatives = BuiltinGenerator().alternatives(g, g.groups[0]);
+  ASSERT_EQ(alternatives.size(), 1u);
+  ASSERT_EQ(alternatives[0].origin.rule, "conv_transpose3d_tf32x3");
+  expect_extension_compiles(alternatives[0], "nova_conv_transpose_tf32x3_ext");
+}
+
 }  // namespace
 }  // namespace nova
