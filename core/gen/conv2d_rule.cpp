@@ -6,6 +6,7 @@
 
 #include "core/gen/conv_shape.h"
 #include "core/gen/conv_tf32x3_rule.h"
+#include "core/gen/depthwise_conv_rule.h"
 #include "core/gen/pointwise_rule.h"
 
 namespace nova {
@@ -66,6 +67,7 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
     if (auto r = ConvTf32x3Rule::generate(ctx, conv, s, e)) return *r;
   if (s.transposed) return library_conv(ctx, conv, s, "a transposed convolution");
   if (s.dims == 3) return library_conv(ctx, conv, s, "a 3-D convolution: the direct kernel is 2-D only");
+  if (auto r = DepthwiseConvRule::generate(ctx, conv, s, e)) return *r;
   const std::int64_t taps = s.cin * s.kh * s.kw;
   std::string why;
   if (s.groups != 1)

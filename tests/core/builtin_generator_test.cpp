@@ -631,7 +631,7 @@ TEST(BuiltinGenerator, Fp32ConvolutionsGetATensorCoreImplicitGemmAsAnAlternative
   // Where it does not apply, no alternative: the depthwise convolution (one channel per group), the
   // seed's small convolution (16 channels, under the size limit), fp16 (3xTF32 is an fp32 method).
   EXPECT_TRUE(BuiltinGenerator().alternatives(dw, dw.groups[0]).empty());
-  EXPECT_EQ(BuiltinGenerator(opt_in).generate(dw, dw.groups[0]).origin.rule, "conv2d_library+epilogue");
+  EXPECT_EQ(BuiltinGenerator(opt_in).generate(dw, dw.groups[0]).origin.rule, "conv2d_depthwise");
   ModelGraph seed = test::graph_fixture("conv2d_min_add_multiply");
   EXPECT_EQ(BuiltinGenerator(opt_in).generate(seed, seed.groups[0]).origin.rule, "conv2d_direct");
   ModelGraph half = test::graph_fixture("conv2d_relu_hardswish", "float16");
@@ -679,6 +679,32 @@ TEST(BuiltinGenerator, A3dConvolutionGetsTheTensorCoreImplicitGemmWithATableOfIt
   ASSERT_FALSE(transposed.declined.has_value()) << *transposed.declined;
   EXPECT_EQ(transposed.origin.rule, "conv3d_library+epilogue");
   EXPECT_EQ(transposed.library_ops, std::vector<std::string>{"aten.conv_transpose3d.input"});
+}
+
+TEST(BuiltinGenerator, ADepthwiseConvolutionGetsItsOwnKernelWithTheEpilogueInRegisters) {
+  // depthwise_grouped_conv_relu's group 0: 128 channels of 64x64, a 3x5 kernel with padding (2, 2) and
+  // dilation (2, 1), then relu: a block per output plane (a band of all 64 rows, 18.5 KB of tile), the
+  // relu before the only store. Was the library call with relu after it (0.99x eager, declined).
+  NvrtcCompiler nvrtc(test::scratch_dir("depthwise_nvrtc"));
+  ModelGraph g = test::graph_fixture("coverage/depthwise_grouped_conv_relu");
+  Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  EXPECT_EQ(c.origin.rule, "conv2d_depthwise");
+  EXPECT_TRUE(c.library_ops.empty());
+  ASSERT_EQ(c.plan.steps.size(), 1u);
+  EXPECT_EQ(c.plan.steps[0].kernel, "nova_g0_conv2d_depthwise");
+  EXPECT_EQ(c.plan.steps[0].grid, (std::array<std::int64_t, 3>{32 * 128, 1, 1}));
+  EXPECT_EQ(c.plan.steps[0].block, (std::array<std::int64_t, 3>{256, 1, 1}));
+  EXPECT_NE(c.cuda_source.find("using Band = nova::DepthwiseBand<64, 64, 3, 5, 1, 1, 2, 2, 2, 1, 64, 64, 64>;"),
+            std::string::npos)
+      << c.cuda_source;
+  EXPECT_NE(c.cuda_source.find("const float v0 = nova::reluf_(conv);"), std::string::npos);
+  EXPECT_NE(c.cuda_source.find("out_relu[((long long)plane * 64 + oh) * 64 + ow]"), std::string::npos);
+  NvrtcResult compiled = nvrtc.compile(c.cuda_source, "depthwise.cu", "sm_90");
+  EXPECT_TRUE(compiled.ok) << compiled.log;
+  EXPECT_NE(c.extension_source.find("// ---- kernels/nova/depthwise.cuh ----"), std::string::npos);
+  // The grouped convolution (4 groups of 32 channels) is not depthwise: the library call stays its primary.
+  EXPECT_EQ(BuiltinGenerator().generate(g, g.groups[1]).declined.has_value(), true);
 }
 
 TEST(BuiltinGenerator, TransposedConvolutionsGetOneImplicitGemmPerOutputPhase) {

@@ -11,23 +11,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#ifndef __device__
-#define __device__
-#endif
-#ifndef __forceinline__
-#define __forceinline__ inline
-#endif
-// What the gathers use of CUDA's device vocabulary, for one host thread filling the whole table.
-struct int2 {
-  int x, y;
-};
-inline int2 make_int2(int x, int y) { return {x, y}; }
-static const struct {
-  int x = 0;
-} threadIdx;
-static const struct {
-  int x = 1;
-} blockDim;
+#include "support/device_code_on_host.h"
 #include "kernels/nova/conv_gather.cuh"
 
 namespace nova {

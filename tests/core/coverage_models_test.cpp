@@ -42,7 +42,7 @@ const std::map<std::string, std::vector<std::string>>& expected() {
       {"conv_transpose3d_avgpool_gelu",
        {"conv3d_library+epilogue", "window_reduce", "declined: the epilogue of a reduced result changes its size"}},
       {"depthwise_grouped_conv_relu",
-       {"conv2d_library+epilogue", "declined: eager's aten.conv2d.default call is already the best form",
+       {"conv2d_depthwise", "declined: eager's aten.conv2d.default call is already the best form",
         "conv2d_library+epilogue"}},
       {"linear_softmax_sum",
        {"gemm_tiled", "row_softmax", "row_sum", "gemm_tiled", "declined: eager's aten.matmul.default call is already the best form"}},
