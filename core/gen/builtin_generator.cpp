@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "core/gen/code_text.h"
+#include "core/gen/batch_norm_train_rule.h"
 #include "core/gen/conv2d_rule.h"
 #include "core/gen/extension_writer.h"
 #include "core/gen/gemm_rule.h"
@@ -40,6 +41,7 @@ RuleOutput pick_rule(const GroupContext& ctx) {
       return GemmRule::generate(ctx);
     case OpClass::Normalization:
       if (eval_batch_norm(*anchor)) return PointwiseRule::generate(ctx);  // per-channel affine: pointwise
+      if (BatchNormTrainRule::applies_to(*anchor)) return BatchNormTrainRule::generate(ctx);
       return RowRule::generate(ctx);
     case OpClass::Reduction:
       try {

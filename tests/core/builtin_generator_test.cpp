@@ -707,6 +707,48 @@ TEST(BuiltinGenerator, ADepthwiseConvolutionGetsItsOwnKernelWithTheEpilogueInReg
   EXPECT_EQ(BuiltinGenerator().generate(g, g.groups[1]).declined.has_value(), true);
 }
 
+TEST(BuiltinGenerator, BatchNormInTrainingFormGetsTwoDeterministicPassesAndTheRunningStatistics) {
+  // conv3d_batchnorm_mish's group 2: batch norm in training form over 16 images x 64 channels x 16x16x32,
+  // then mish and a per-channel gain; its results are the updated running mean and variance and the
+  // epilogue's output (save_mean and save_invstd stay inside eager).
+  NvrtcCompiler nvrtc(test::scratch_dir("batch_norm_train_nvrtc"));
+  ModelGraph g = test::graph_fixture("coverage/conv3d_batchnorm_mish");
+  Candidate c = BuiltinGenerator().generate(g, g.groups[2]);
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  EXPECT_EQ(c.origin.rule, "batch_norm_train");
+  ASSERT_EQ(c.plan.steps.size(), 2u);
+  EXPECT_EQ(c.plan.steps[0].kernel, "nova_g2_batch_norm_train_partials");
+  EXPECT_EQ(c.plan.steps[1].kernel, "nova_g2_batch_norm_train");
+  for (const PlanStep& step : c.plan.steps) {
+    EXPECT_EQ(step.grid, (std::array<std::int64_t, 3>{16 * 64, 1, 1}));  // a block per (image, channel) plane
+    EXPECT_EQ(step.args.back().ref, "temp:0");
+  }
+  ASSERT_EQ(c.plan.temps.size(), 1u);
+  EXPECT_EQ(c.plan.temps[0].shape, (std::vector<std::int64_t>{16 * 64, 2}));
+  // The channel's partials combined in image order, the running statistics from the image-0 plane, the
+  // variance unbiased for them and biased for the normalization.
+  EXPECT_NE(c.cuda_source.find("for (int k = 0; k < 16; ++k) {"), std::string::npos) << c.cuda_source;
+  EXPECT_NE(c.cuda_source.find("stats[1] = (float)(1.0 / sqrt(m2 / count + 1e-05));"), std::string::npos);
+  EXPECT_NE(c.cuda_source.find("out_getitem_3[c] = (float)(0.9 * (double)in_b_bn_running_mean[c] + 0.1 * mean);"),
+            std::string::npos);
+  EXPECT_NE(c.cuda_source.find("out_getitem_4[c] = (float)(0.9 * (double)in_b_bn_running_var[c] + 0.1 * (m2 / "
+                               "(count - 1.0)));"),
+            std::string::npos);
+  EXPECT_NE(c.cuda_source.find("const float bnv = (in_conv3d[f] - mean) * rstd * scale + shift;"), std::string::npos);
+  EXPECT_NE(c.cuda_source.find("nova::mishf_(bnv)"), std::string::npos);
+  EXPECT_NE(c.cuda_source.find("out_mul[f] = nova::from_f<float>("), std::string::npos);
+  NvrtcResult compiled = nvrtc.compile(c.cuda_source, "batch_norm_train.cu", "sm_90");
+  EXPECT_TRUE(compiled.ok) << compiled.log;
+  // A momentum that is not a constant (momentum=None: a cumulative average) is declined with the reason.
+  for (auto& n : g.nodes)
+    if (n.target == "aten._native_batch_norm_legit_functional.default")
+      for (auto& a : n.args)
+        if (a.name == "momentum") a.constant = nullptr;
+  Candidate cumulative = BuiltinGenerator().generate(g, g.groups[2]);
+  ASSERT_TRUE(cumulative.declined.has_value());
+  EXPECT_NE(cumulative.declined->find("whose momentum is not a constant"), std::string::npos) << *cumulative.declined;
+}
+
 TEST(BuiltinGenerator, TransposedConvolutionsGetOneImplicitGemmPerOutputPhase) {
   NvrtcCompiler nvrtc(test::scratch_dir("conv_transpose_nvrtc"));
   struct Case {

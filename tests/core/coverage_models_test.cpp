@@ -37,7 +37,7 @@ const std::map<std::string, std::vector<std::string>>& expected() {
        {"gemm_library+epilogue", "row_logsumexp", "gemm_library"}},
       {"conv3d_batchnorm_mish",
        {"declined: eager's aten.conv3d.default call is already the best form", "declined: its result add is int64",
-        "declined: batch norm in training form"}},
+        "batch_norm_train"}},
       {"conv_transpose2d_maxpool_hardtanh", {"conv2d_library+epilogue", "window_reduce"}},
       {"conv_transpose3d_avgpool_gelu",
        {"conv3d_library+epilogue", "window_reduce", "declined: the epilogue of a reduced result changes its size"}},
