@@ -1,6 +1,7 @@
-// Nova: the input patches of a 2-D convolution (NCHW, fp32), or of a 3-D one (NCDHW,
-// ConvNcdhwTableGather at the end), as the W operand of an implicit GEMM (Tf32x3Tile<..., GATHER_B =
-// true>::mainloop_gather in gemm_tf32x3.cuh). Device code only (no host headers, no includes):
+// Nova: the input patches of a 2-D convolution (NCHW, fp32), of a 3-D one (NCDHW,
+// ConvNcdhwTableGather), or of one output phase of a transposed convolution (ConvTransposedTableGather,
+// at the end), as the W operand of an implicit GEMM (Tf32x3Tile<..., GATHER_B = true>::mainloop_gather
+// in gemm_tf32x3.cuh). Device code only (no host headers, no includes):
 // compiles with NVRTC and nvcc alike.
 //
 //   out[img, co, oh, ow] = sum_k Wt[co, k] * patch(k, n),   n = (img * OH + oh) * OW + ow,
