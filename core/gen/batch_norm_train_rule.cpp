@@ -93,7 +93,9 @@ RuleOutput BatchNormTrainRule::generate(const GroupContext& ctx) {
   const std::string name = fmt::format("nova_g{}_batch_norm_train", ctx.group.id);
   const int threads = 256;
   out.kernels = fmt::format(
-      R"(// Batch norm in training form over {images} images x {channels} channels x {spatial} values, pass 1: one
+      R"(#include "nova/batch_norm.cuh"
+
+// Batch norm in training form over {images} images x {channels} channels x {spatial} values, pass 1: one
 // block per (image, channel) plane writes the plane's mean and its sum of squared deviations from it
 // (two passes over the plane, the second from cache).
 extern "C" __global__ void __launch_bounds__({threads}) {name}_partials(
@@ -113,7 +115,7 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}_partials(
 }}
 
 // Pass 2: one block per plane combines its channel's {images} partials in image order (Chan's formula, in
-// double: the same statistics for every plane of the channel), normalizes the plane with the epilogue
+// double, kernels/nova/batch_norm.cuh: the same statistics for every plane of the channel), normalizes the plane with the epilogue
 // before the only store; the image-0 block of each channel updates the running statistics (momentum
 // {momentum}, the variance unbiased as PyTorch keeps it).
 extern "C" __global__ void __launch_bounds__({threads}) {name}(
@@ -121,14 +123,8 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
   __shared__ float stats[2];
   const int plane = blockIdx.x, n = plane / {channels}, c = plane - n * {channels};
   if (threadIdx.x == 0) {{
-    double mean = 0.0, m2 = 0.0, count = 0.0;
-    for (int k = 0; k < {images}; ++k) {{
-      const float2 p = nova_bn_partials[k * {channels} + c];
-      const double total = count + {spatial}.0, delta = (double)p.x - mean;
-      mean += delta * {spatial}.0 / total;
-      m2 += (double)p.y + delta * delta * count * {spatial}.0 / total;
-      count = total;
-    }}
+    const nova::ChannelStats st = nova::combine_planes(nova_bn_partials + c, {images}, {channels}, {spatial}.0);
+    const double mean = st.mean, m2 = st.m2, count = st.count;
     stats[0] = (float)mean;
     stats[1] = (float)(1.0 / sqrt(m2 / count + {eps}));
     if (n == 0) {{
