@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/gen/conv_operands.h"
 #include "core/gen/conv_shape.h"
 #include "core/gen/conv_tf32x3_rule.h"
 #include "core/gen/depthwise_conv_rule.h"
@@ -56,12 +57,7 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
   PointwiseEmitter e(ctx.graph, ctx.group);
   ctx.bind_inputs(e);
   ConvShape s = ConvShape::read(conv, e);
-  const NodeArg* x = find_arg(conv, "input", 0);
-  const NodeArg* w = find_arg(conv, "weight", 1);
-  const NodeArg* b = find_arg(conv, "bias", 2);
-  bool has_bias = b && !b->tensor.empty();
-  int xi = ctx.input_index(x->tensor), wi = ctx.input_index(w->tensor),
-      bi = has_bias ? ctx.input_index(b->tensor) : 0;
+  const ConvOperands o(ctx, conv);
 
   if (ctx.target.gemm_tf32x3)
     if (auto r = ConvTf32x3Rule::generate(ctx, conv, s, e)) return *r;
@@ -72,9 +68,9 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
   std::string why;
   if (s.groups != 1)
     why = "grouped convolution";
-  else if (xi < 0 || wi < 0 || bi < 0)
+  else if (o.xi < 0 || o.wi < 0 || o.bi < 0)
     why = "its input is computed inside the group";
-  else if (ctx.inputs[static_cast<std::size_t>(xi)].dtype != "float32")
+  else if (ctx.inputs[static_cast<std::size_t>(o.xi)].dtype != "float32")
     why = "not float32";
   else if (std::min<std::int64_t>(s.cout, 32) * taps > kDirectWeights)
     why = fmt::format("{} weights per 32-channel tile: more than the direct kernel's {}",
@@ -107,8 +103,8 @@ RuleOutput Conv2dRule::generate(const GroupContext& ctx) {
   std::string value = e.value(ctx.outputs[0].name, {"n", "co", "oh", "ow"});
   std::string epilogue = e.take_code(6);
   const bool padded = s.ph || s.pw;
-  std::string xname = ctx.input_names[static_cast<std::size_t>(xi)];
-  std::string wname = ctx.input_names[static_cast<std::size_t>(wi)];
+  std::string xname = o.name(ctx, o.xi);
+  std::string wname = o.name(ctx, o.wi);
   std::string load =
       padded ? fmt::format("(ih >= 0 && ih < {h} && iw >= 0 && iw < {w}) ? xc[ih * {w} + iw] : 0.0f",
                            fmt::arg("h", s.h), fmt::arg("w", s.w))
@@ -187,7 +183,7 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
       fmt::arg("oh", s.oh), fmt::arg("ow", s.ow), fmt::arg("xname", xname), fmt::arg("hw", s.h * s.w),
       fmt::arg("ci_unroll", s.cin <= 4 ? s.cin : 1), fmt::arg("load", load),
       fmt::arg("bias",
-               has_bias ? fmt::format(" + nova::to_f({}[co])", ctx.input_names[static_cast<std::size_t>(bi)])
+               o.has_bias ? fmt::format(" + nova::to_f({}[co])", o.name(ctx, o.bi))
                         : ""),
       fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]),
       fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("value", value));

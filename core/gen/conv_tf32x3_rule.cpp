@@ -4,58 +4,34 @@
 
 #include <fmt/format.h>
 
-#include "core/gen/pointwise_rule.h"
+#include "core/gen/conv_operands.h"
+#include "core/gen/tensor_core_tile.h"
 
 namespace nova {
 namespace {
 
-// A tile configuration of kernels/nova/gemm_tf32x3.cuh with the gathered W operand.
-struct GatherTile {
-  const char* alias;
-  int bm, bn, threads, min_blocks, smem_bytes;
-};
+// The tiles with the gathered W operand: 128 output channels per tile where a group has that many, else
+// 64 channels by 128 pixels; four stages, or three where K's table needs the room.
+constexpr TensorCoreTile kTiles4[] = {{"nova::Tf32x3Gather_128x64", 128, 64, 128, 2, 100352},
+                                      {"nova::Tf32x3Gather_64x128", 64, 128, 128, 2, 100352}};
+constexpr TensorCoreTile kTiles3[] = {{"nova::Tf32x3Gather3_128x64", 128, 64, 128, 2, 75264},
+                                      {"nova::Tf32x3Gather3_64x128", 64, 128, 128, 2, 75264}};
 
-// 128 output channels per tile where a group has that many, else 64 channels by 128 pixels; four
-// stages, or three where K's table needs the room.
-constexpr GatherTile kTiles4[] = {{"nova::Tf32x3Gather_128x64", 128, 64, 128, 2, 100352},
-                                  {"nova::Tf32x3Gather_64x128", 64, 128, 128, 2, 100352}};
-constexpr GatherTile kTiles3[] = {{"nova::Tf32x3Gather3_128x64", 128, 64, 128, 2, 75264},
-                                  {"nova::Tf32x3Gather3_64x128", 64, 128, 128, 2, 75264}};
+const TensorCoreTile& gather_tile(int stages, std::int64_t cout_g) {
+  const auto& tiles = stages == 4 ? kTiles4 : kTiles3;
+  return cout_g >= 128 ? tiles[0] : tiles[1];
+}
 
-// The convolution's operands as the group holds them (an index of -1: computed inside the group).
-struct ConvOperands {
-  const NodeArg *x, *w, *b;
-  bool has_bias;
-  int xi, wi, bi;
+// Sizes along (depth,) height and width as the kernels' comments print them: "DxHxW", or "HxW" in 2-D.
+std::string extent(const ConvShape& s, std::int64_t d, std::int64_t h, std::int64_t w) {
+  return s.dims == 3 ? fmt::format("{}x{}x{}", d, h, w) : fmt::format("{}x{}", h, w);
+}
 
-  ConvOperands(const GroupContext& ctx, const GraphNode& conv)
-      : x(find_arg(conv, "input", 0)), w(find_arg(conv, "weight", 1)), b(find_arg(conv, "bias", 2)),
-        has_bias(b && !b->tensor.empty()), xi(ctx.input_index(x->tensor)), wi(ctx.input_index(w->tensor)),
-        bi(has_bias ? ctx.input_index(b->tensor) : 0) {}
-
-  // What every tensor-core form needs: the weight and bias among the group's inputs, fp32 throughout
-  // (3xTF32 is an fp32 method), an epilogue that runs on the accumulators, rows enough for a tile.
-  bool tensor_core_ready(const GroupContext& ctx, const PointwiseEmitter& e, std::int64_t cout_g) const {
-    return wi >= 0 && bi >= 0 && e.info(x->tensor).dtype == "float32" &&
-           ctx.inputs[static_cast<std::size_t>(wi)].dtype == "float32" && ctx.outputs[0].dtype == "float32" &&
-           ctx.epilogue_preserves_coordinates() && cout_g >= 32;
-  }
-
-  // Starts the candidate: its plan, and the input's name in the kernels. An input computed inside the
-  // group (an activation before the convolution) is materialized first, as eager does, and the
-  // convolution reads it as one more parameter.
-  std::string begin(const GroupContext& ctx, const GraphNode& conv, RuleOutput& out, std::string& params,
-                    std::vector<PlanArg>& args) const {
-    out.plan = ctx.base_plan();
-    params = ctx.kernel_params();
-    args = ctx.plan_args();
-    if (xi >= 0) return ctx.input_names[static_cast<std::size_t>(xi)];
-    auto computed = PointwiseRule::materialize_operands(ctx, conv, out.plan, out.kernels);
-    params += ",\n    const float* __restrict__ nova_conv_input";
-    args.push_back({computed.at(x->tensor), "", nullptr, ""});
-    return "nova_conv_input";
-  }
-};
+// The output's coordinates as the epilogue names them.
+std::vector<std::string> output_coords(const ConvShape& s) {
+  return s.dims == 3 ? std::vector<std::string>{"n", "co", "od", "oh", "ow"}
+                     : std::vector<std::string>{"n", "co", "oh", "ow"};
+}
 
 }  // namespace
 
@@ -74,11 +50,11 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   const int stages = kpad <= kTableK ? 4 : kpad <= kTableK3 ? 3 : 4;
   const bool table = kpad <= kTableK3;
   const bool applies =
-      o.tensor_core_ready(ctx, e, cout_g) &&
       k % 4 == 0 &&                               // 16-byte weight rows for cp.async
       macs >= kMinMacs &&                         // work enough to fill the GPU with tiles
       (table || !three) &&                        // the 3-D gather has a table only
-      pixels < (std::int64_t{1} << 31) && s.cin * volume < (std::int64_t{1} << 31);  // 32-bit indices
+      pixels < (std::int64_t{1} << 31) && s.cin * volume < (std::int64_t{1} << 31) &&  // 32-bit indices
+      o.tensor_core_ready(ctx, e, cout_g);        // last: it dry-runs the epilogue
   if (!applies) return std::nullopt;
 
   RuleOutput out;
@@ -86,8 +62,7 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   std::vector<PlanArg> args;
   const std::string xname = o.begin(ctx, conv, out, params, args);
 
-  const auto& tiles = stages == 4 ? kTiles4 : kTiles3;
-  const GatherTile& tile = cout_g >= 128 ? tiles[0] : tiles[1];
+  const TensorCoreTile& tile = gather_tile(stages, cout_g);
   const std::int64_t smem = tile.smem_bytes + (table ? kpad * 8 : 0);
   const std::string geometry =
       three ? fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}", cin_g, s.d,
@@ -110,9 +85,8 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
                           "      {x}, {chw}LL, {pixels}}};\n",
                           fmt::arg("geometry", geometry), fmt::arg("x", x_of_group),
                           fmt::arg("chw", s.cin * volume), fmt::arg("pixels", pixels));
+  const std::vector<std::string> coords = output_coords(s);
   // The output position of a pixel p of an image (its od, oh, ow), as the epilogue names them.
-  const std::vector<std::string> coords =
-      three ? std::vector<std::string>{"n", "co", "od", "oh", "ow"} : std::vector<std::string>{"n", "co", "oh", "ow"};
   const auto position = [&](const std::string& p) {
     return three ? fmt::format("const int od = ({p}) / {ohw}, oh = (({p}) - od * {ohw}) / {ow}, "
                                "ow = ({p}) - od * {ohw} - oh * {ow};",
@@ -126,10 +100,9 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
   e.bind_register(conv.outputs[0].name, "conv", coords);
   std::string value = e.value(ctx.outputs[0].name, coords);
   std::string epilogue = e.take_code(staged ? 6 : 4);
-  const auto name_of = [&](int i) { return ctx.input_names[static_cast<std::size_t>(i)]; };
   const std::string dim = three ? "3d" : "2d";
   std::string name = fmt::format("nova_g{}_conv{}_tf32x3", ctx.group.id, dim);
-  const std::string bias = o.has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(o.bi)) : "";
+  const std::string bias = o.has_bias ? fmt::format(" + nova::to_f({}[co])", o.name(ctx, o.bi)) : "";
   std::string body;
   if (staged)
     body = fmt::format(
@@ -169,12 +142,6 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate(const GroupContext& ctx, cons
         fmt::arg("position", position("pix")), fmt::arg("bias", bias), fmt::arg("epilogue", epilogue),
         fmt::arg("value", value), fmt::arg("out", ctx.output_names[0]), fmt::arg("cout", s.cout),
         fmt::arg("otype", ctx.output_storage_type(0)));
-  const std::string kernel_size = three ? fmt::format("{}x{}x{}", s.kd, s.kh, s.kw) : fmt::format("{}x{}", s.kh, s.kw);
-  const std::string stride = three ? fmt::format("{}x{}x{}", s.sd, s.sh, s.sw) : fmt::format("{}x{}", s.sh, s.sw);
-  const std::string padding = three ? fmt::format("{}x{}x{}", s.pd, s.ph, s.pw) : fmt::format("{}x{}", s.ph, s.pw);
-  const std::string dilation = three ? fmt::format("{}x{}x{}", s.dd, s.dh, s.dw) : fmt::format("{}x{}", s.dh, s.dw);
-  const std::string output = three ? fmt::format("{}x{}x{}x{}x{}", s.n, s.cout, s.od, s.oh, s.ow)
-                                   : fmt::format("{}x{}x{}x{}", s.n, s.cout, s.oh, s.ow);
   out.kernels += fmt::format(
       R"(#include "nova/gemm_tf32x3.cuh"
 #include "nova/conv_gather.cuh"
@@ -198,12 +165,14 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
 
 )",
       fmt::arg("dims", s.dims), fmt::arg("cin", s.cin), fmt::arg("cout", s.cout), fmt::arg("groups", s.groups),
-      fmt::arg("ksize", kernel_size), fmt::arg("stride", stride), fmt::arg("padding", padding),
-      fmt::arg("dilation", dilation), fmt::arg("output", output), fmt::arg("cout_g", cout_g), fmt::arg("k", k),
+      fmt::arg("ksize", extent(s, s.kd, s.kh, s.kw)), fmt::arg("stride", extent(s, s.sd, s.sh, s.sw)),
+      fmt::arg("padding", extent(s, s.pd, s.ph, s.pw)), fmt::arg("dilation", extent(s, s.dd, s.dh, s.dw)),
+      fmt::arg("output", fmt::format("{}x{}x{}", s.n, s.cout, extent(s, s.od, s.oh, s.ow))),
+      fmt::arg("cout_g", cout_g), fmt::arg("k", k),
       fmt::arg("pixels", pixels), fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn), fmt::arg("threads", tile.threads),
       fmt::arg("min_blocks", tile.min_blocks), fmt::arg("stages", stages), fmt::arg("smem", smem),
       fmt::arg("taps", table ? " and a table of K's taps" : ""), fmt::arg("alias", tile.alias),
-      fmt::arg("name", name), fmt::arg("params", params), fmt::arg("wname", name_of(o.wi)),
+      fmt::arg("name", name), fmt::arg("params", params), fmt::arg("wname", o.name(ctx, o.wi)),
       fmt::arg("gather", gather), fmt::arg("wg", cout_g * k), fmt::arg("body", body),
       fmt::arg("store", staged ? "and staged through shared memory for 16-byte stores" : "before the only store"));
 
@@ -257,13 +226,13 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate_transposed(const GroupContext
   const double macs = double(s.n) * s.cout * cin_g * double(ad.useful) * double(ah.useful) * double(aw.useful);
   const int stages = kpad <= kTableK ? 4 : 3;
   const bool applies =
-      o.tensor_core_ready(ctx, e, cout_g) &&
       max_k > 0 &&                             // some phase has taps
       kpad <= kTableK3 &&                      // the phase's taps in a shared-memory table
       macs >= kMinMacs &&                      // work enough to fill the GPU with tiles
       (s.od + s.sd - 1) / s.sd <= 512 && phases * s.groups <= 65535 &&  // the table's reach, the grid's z
       s.n * out_volume < (std::int64_t{1} << 31) && s.cin * volume < (std::int64_t{1} << 31) &&
-      s.cout * out_volume < (std::int64_t{1} << 31);  // 32-bit indices
+      s.cout * out_volume < (std::int64_t{1} << 31) &&  // 32-bit indices
+      o.tensor_core_ready(ctx, e, cout_g);              // last: it dry-runs the epilogue
   if (!applies) return std::nullopt;
 
   RuleOutput out;
@@ -278,26 +247,20 @@ std::optional<RuleOutput> ConvTf32x3Rule::generate_transposed(const GroupContext
   params += ",\n    float* __restrict__ nova_phase_weights";
   args.push_back({weights_ref, "", nullptr, ""});
 
-  const auto& tiles = stages == 4 ? kTiles4 : kTiles3;
-  const GatherTile& tile = cout_g >= 128 ? tiles[0] : tiles[1];
+  const TensorCoreTile& tile = gather_tile(stages, cout_g);
   const std::int64_t smem = tile.smem_bytes + kpad * 8;
   const std::string geometry =
       fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}", cin_g, s.d, s.h,
                   s.w, s.kd, s.kh, s.kw, s.sd, s.sh, s.sw, s.pd, s.ph, s.pw, s.dd, s.dh, s.dw, s.od, s.oh, s.ow, kpad);
   const std::string gather_type = "nova::ConvTransposedTableGather<" + geometry + ">";
-  const std::vector<std::string> coords =
-      three ? std::vector<std::string>{"n", "co", "od", "oh", "ow"} : std::vector<std::string>{"n", "co", "oh", "ow"};
+  const std::vector<std::string> coords = output_coords(s);
   e.bind_register(conv.outputs[0].name, "conv", coords);
   const std::string value = e.value(ctx.outputs[0].name, coords);
   const std::string epilogue = e.take_code(4);
-  const auto name_of = [&](int i) { return ctx.input_names[static_cast<std::size_t>(i)]; };
   const std::string dim = three ? "3d" : "2d";
   const std::string name = fmt::format("nova_g{}_conv_transpose{}_tf32x3", ctx.group.id, dim);
   const std::string weights_name = name + "_weights";
-  const std::string bias = o.has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(o.bi)) : "";
-  const auto dims3 = [&](std::int64_t a, std::int64_t b2, std::int64_t c) {
-    return three ? fmt::format("{}x{}x{}", a, b2, c) : fmt::format("{}x{}", b2, c);
-  };
+  const std::string bias = o.has_bias ? fmt::format(" + nova::to_f({}[co])", o.name(ctx, o.bi)) : "";
   out.kernels += fmt::format(
       R"(#include "nova/gemm_tf32x3.cuh"
 #include "nova/conv_gather.cuh"
@@ -362,12 +325,12 @@ extern "C" __global__ void __launch_bounds__({threads}, {min_blocks}) {name}(
 )",
       fmt::arg("weights_name", weights_name), fmt::arg("params", params), fmt::arg("total", weights_floats),
       fmt::arg("lda", lda), fmt::arg("cout_g", cout_g), fmt::arg("phases", phases), fmt::arg("gather_type", gather_type),
-      fmt::arg("wname", name_of(o.wi)), fmt::arg("cin_g", cin_g), fmt::arg("kd", s.kd), fmt::arg("kh", s.kh),
+      fmt::arg("wname", o.name(ctx, o.wi)), fmt::arg("cin_g", cin_g), fmt::arg("kd", s.kd), fmt::arg("kh", s.kh),
       fmt::arg("kw", s.kw), fmt::arg("dims", s.dims), fmt::arg("cin", s.cin), fmt::arg("cout", s.cout),
-      fmt::arg("groups", s.groups), fmt::arg("ksize", dims3(s.kd, s.kh, s.kw)),
-      fmt::arg("stride", dims3(s.sd, s.sh, s.sw)), fmt::arg("padding", dims3(s.pd, s.ph, s.pw)),
-      fmt::arg("dilation", dims3(s.dd, s.dh, s.dw)),
-      fmt::arg("output", fmt::format("{}x{}x{}", s.n, s.cout, dims3(s.od, s.oh, s.ow))), fmt::arg("max_k", max_k),
+      fmt::arg("groups", s.groups), fmt::arg("ksize", extent(s, s.kd, s.kh, s.kw)),
+      fmt::arg("stride", extent(s, s.sd, s.sh, s.sw)), fmt::arg("padding", extent(s, s.pd, s.ph, s.pw)),
+      fmt::arg("dilation", extent(s, s.dd, s.dh, s.dw)),
+      fmt::arg("output", fmt::format("{}x{}x{}", s.n, s.cout, extent(s, s.od, s.oh, s.ow))), fmt::arg("max_k", max_k),
       fmt::arg("bm", tile.bm), fmt::arg("bn", tile.bn), fmt::arg("threads", tile.threads),
       fmt::arg("min_blocks", tile.min_blocks), fmt::arg("stages", stages), fmt::arg("smem", smem),
       fmt::arg("name", name), fmt::arg("alias", tile.alias), fmt::arg("x", xname), fmt::arg("cvol", cin_g * volume),

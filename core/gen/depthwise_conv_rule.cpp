@@ -2,19 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "core/gen/conv_operands.h"
+
 namespace nova {
 
 std::optional<RuleOutput> DepthwiseConvRule::generate(const GroupContext& ctx, const GraphNode& conv,
                                                       const ConvShape& s, PointwiseEmitter& e) {
-  const NodeArg* x = find_arg(conv, "input", 0);
-  const NodeArg* w = find_arg(conv, "weight", 1);
-  const NodeArg* b = find_arg(conv, "bias", 2);
-  const bool has_bias = b && !b->tensor.empty();
-  const int xi = ctx.input_index(x->tensor), wi = ctx.input_index(w->tensor),
-            bi = has_bias ? ctx.input_index(b->tensor) : 0;
   if (s.dims != 2 || s.transposed || s.groups != s.cin || s.groups < 2 || s.cout % s.cin != 0) return std::nullopt;
-  if (xi < 0 || wi < 0 || bi < 0 || ctx.inputs[static_cast<std::size_t>(xi)].dtype != "float32" ||
-      ctx.inputs[static_cast<std::size_t>(wi)].dtype != "float32" || ctx.outputs[0].dtype != "float32" ||
+  const ConvOperands o(ctx, conv);
+  if (o.xi < 0 || o.wi < 0 || o.bi < 0 || ctx.inputs[static_cast<std::size_t>(o.xi)].dtype != "float32" ||
+      ctx.inputs[static_cast<std::size_t>(o.wi)].dtype != "float32" || ctx.outputs[0].dtype != "float32" ||
       !ctx.epilogue_preserves_coordinates())
     return std::nullopt;
   const std::int64_t mult = s.cout / s.cin;
@@ -37,7 +34,6 @@ std::optional<RuleOutput> DepthwiseConvRule::generate(const GroupContext& ctx, c
   e.bind_register(conv.outputs[0].name, "conv", {"n", "co", "oh", "ow"});
   const std::string value = e.value(ctx.outputs[0].name, {"n", "co", "oh", "ow"});
   const std::string epilogue = e.take_code(4);
-  const auto name_of = [&](int i) { return ctx.input_names[static_cast<std::size_t>(i)]; };
   const std::string name = fmt::format("nova_g{}_conv2d_depthwise", ctx.group.id);
   const int threads = 256;
   RuleOutput out;
@@ -70,9 +66,9 @@ extern "C" __global__ void __launch_bounds__({threads}) {name}(
       fmt::arg("pw", s.pw), fmt::arg("dh", s.dh), fmt::arg("dw", s.dw), fmt::arg("n", s.n), fmt::arg("cout", s.cout),
       fmt::arg("oh", s.oh), fmt::arg("ow", s.ow), fmt::arg("band", band), fmt::arg("threads", threads),
       fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("h", s.h), fmt::arg("w", s.w),
-      fmt::arg("xname", name_of(xi)), fmt::arg("mult", mult), fmt::arg("hw", s.h * s.w), fmt::arg("wname", name_of(wi)),
+      fmt::arg("xname", o.name(ctx, o.xi)), fmt::arg("mult", mult), fmt::arg("hw", s.h * s.w), fmt::arg("wname", o.name(ctx, o.wi)),
       fmt::arg("taps", s.kh * s.kw),
-      fmt::arg("bias", has_bias ? fmt::format(" + nova::to_f({}[co])", name_of(bi)) : ""),
+      fmt::arg("bias", o.has_bias ? fmt::format(" + nova::to_f({}[co])", o.name(ctx, o.bi)) : ""),
       fmt::arg("epilogue", epilogue), fmt::arg("out", ctx.output_names[0]),
       fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("value", value));
   out.rule = "conv2d_depthwise";

@@ -6,15 +6,10 @@
 
 #include "core/gen/gemm_operand.h"
 #include "core/gen/pointwise_rule.h"
+#include "core/gen/tensor_core_tile.h"
 
 namespace nova {
 namespace {
-
-// A tile configuration of kernels/nova/gemm_tf32x3.cuh (the aliases at its end).
-struct TensorCoreTile {
-  const char* alias;
-  int bm, bn, threads, min_blocks, smem_bytes;
-};
 
 // W [N, K] (k contiguous): 128x64 tiles were the fastest accurate form on every linear layer of the
 // examples measured in the sixth session but the 16384x4096x4096 seed (4% behind 128x128x64 there);
@@ -147,10 +142,13 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
     store = store_into_views(*views, ctx.output_names, types, s.n, "gemm", 4);
   } else {
     auto [epilogue, value] = s.epilogue_on_register(ctx, e, split > 1 ? 4 : 6);
-    staged_epilogue = epilogue;
-    staged_value = value;
-    store = epilogue + fmt::format("    {}[{}] = nova::from_f<{}>({});\n", ctx.output_names[0], out_index,
-                                   ctx.output_storage_type(0), value);
+    if (split > 1) {  // the second kernel stores each element
+      store = epilogue + fmt::format("    {}[{}] = nova::from_f<{}>({});\n", ctx.output_names[0], out_index,
+                                     ctx.output_storage_type(0), value);
+    } else {  // the tile, staged
+      staged_epilogue = std::move(epilogue);
+      staged_value = std::move(value);
+    }
   }
   std::string partials_ref;
   if (split > 1) {
