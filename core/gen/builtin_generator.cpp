@@ -57,11 +57,26 @@ RuleOutput pick_rule(const GroupContext& ctx) {
   return PointwiseRule::generate(ctx);
 }
 
-// The builtin kernels compute in float and store float32, float16 or bfloat16: a result of another
-// dtype (batch norm's int64 num_batches_tracked, a float64 buffer) stays with PyTorch, exact.
+// True when `tensor` is the positions a reduction found (argmax / argmin, or min / max along a
+// dimension's indices): int64 results the reduction rules store as they are.
+bool extreme_positions(const GroupContext& ctx, const std::string& tensor) {
+  for (const GraphNode* n : ctx.nodes()) {
+    const bool arg = n->target == "aten.argmax.default" || n->target == "aten.argmin.default";
+    const bool with_indices = n->target == "aten.min.dim" || n->target == "aten.max.dim";
+    if ((arg && !n->outputs.empty() && n->outputs[0].name == tensor) ||
+        (with_indices && n->outputs.size() > 1 && n->outputs[1].name == tensor))
+      return true;
+  }
+  return false;
+}
+
+// The builtin kernels compute in float and store float32, float16 or bfloat16, and the positions of
+// a reduction's extremes as int64: a result of another dtype (batch norm's int64
+// num_batches_tracked, a float64 buffer) stays with PyTorch, exact.
 void require_float_results(const GroupContext& ctx) {
   for (const auto& out : ctx.outputs)
-    if (out.dtype != "float32" && out.dtype != "float16" && out.dtype != "bfloat16")
+    if (out.dtype != "float32" && out.dtype != "float16" && out.dtype != "bfloat16" &&
+        !(out.dtype == "int64" && extreme_positions(ctx, out.name)))
       throw UnsupportedGroup(fmt::format(
           "its result {} is {}: the builtin kernels compute in float, so {} results stay with PyTorch, exact",
           out.name, out.dtype, out.dtype));

@@ -23,6 +23,9 @@ std::string at_dtype(const std::string& dtype) {
   if (dtype == "float16") return "at::kHalf";
   if (dtype == "bfloat16") return "at::kBFloat16";
   if (dtype == "float64") return "at::kDouble";
+  if (dtype == "int64") return "at::kLong";
+  if (dtype == "int32") return "at::kInt";
+  if (dtype == "bool") return "at::kBool";
   return "at::kFloat";
 }
 

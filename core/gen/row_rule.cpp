@@ -137,6 +137,24 @@ RowSpec read_spec(const GraphNode& a, PointwiseEmitter& e) {
   return s;
 }
 
+// A dry run of an epilogue that broadcasts the per-row result `reduced` back over rows of `shape`:
+// true when the output at an element's coordinates needs only the reduced value, the element's own
+// input value and other tensors at the same coordinates (no views, no index-dependent ops).
+bool epilogue_broadcasts_in_place(const GroupContext& ctx, const std::string& input, const std::string& reduced,
+                                  const std::vector<std::int64_t>& shape) {
+  PointwiseEmitter e(ctx.graph, ctx.group);
+  ctx.bind_inputs(e);
+  const auto coords = unravel("i", shape);
+  e.bind_register(reduced, "reduced", e.broadcast_coords(reduced, shape, coords));
+  e.preload(input, coords, "x");
+  try {
+    e.value(ctx.outputs[0].name, coords);
+  } catch (const UnsupportedGroup&) {
+    return false;
+  }
+  return e.coordinates_preserved();
+}
+
 }  // namespace
 
 RuleOutput RowRule::generate(const GroupContext& ctx) {
@@ -146,9 +164,15 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
   RowSpec s = read_spec(a, probe);
   if (ctx.outputs.size() != 1) throw UnsupportedGroup("a row group with several outputs");
   const auto& anchor_out = a.outputs.at(0);
+  // A per-row result whose epilogue broadcasts it back over its rows (x - x.mean(dims, keepdim=True)):
+  // the output has the input's shape, each element computed from the row's reduced value and its own.
+  const bool broadcast_back = s.per_row_output && ctx.outputs[0].shape == s.shape &&
+                              anchor_out.shape.size() == s.shape.size();
   if (!s.per_row_output && !ctx.epilogue_preserves_coordinates())
     throw UnsupportedGroup("the epilogue moves data between positions");
-  if (s.per_row_output && numel(ctx.outputs[0].shape) != s.rows)
+  if (broadcast_back && !epilogue_broadcasts_in_place(ctx, s.input, anchor_out.name, s.shape))
+    throw UnsupportedGroup("the epilogue of a per-row result moves data between positions");
+  if (s.per_row_output && !broadcast_back && numel(ctx.outputs[0].shape) != s.rows)
     throw UnsupportedGroup("the epilogue of a per-row result changes its size");
   for (const auto* t : {&s.weight, &s.bias})
     if (!t->empty() && ctx.input_index(*t) < 0)
@@ -306,10 +330,11 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
            probe.info(t).dtype == "float32";
   };
   const bool wvec = vector_param(s.weight), bvec = vector_param(s.bias);
-  if (s.per_row_output) {
-    std::string r = s.kind == RowKind::LogSumExp ? "(mx == -INFINITY ? mx : mx + logf(se))"
-                    : s.kind == RowKind::Mean    ? "acc / " + L
-                                                 : "acc";
+  const std::string per_row_value = s.kind == RowKind::LogSumExp ? "(mx == -INFINITY ? mx : mx + logf(se))"
+                                    : s.kind == RowKind::Mean    ? "acc / " + L
+                                                                 : "acc";
+  if (s.per_row_output && !broadcast_back) {
+    const std::string& r = per_row_value;
     PointwiseEmitter e(ctx.graph, ctx.group);
     ctx.bind_inputs(e);
     auto coords = unravel("row", anchor_out.shape);
@@ -321,6 +346,8 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
         "}}\n",
         r, e.take_code(4), ctx.output_names[0], ctx.output_storage_type(0), v);
   } else {
+    // Every thread holds the row's reduced value (the reductions end on every lane).
+    if (broadcast_back) store = fmt::format("  const float reduced = {};\n", per_row_value);
     for (std::int64_t it = 0; it < items; ++it) {
       PointwiseEmitter e(ctx.graph, ctx.group);
       ctx.bind_inputs(e);
@@ -337,6 +364,13 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
         std::vector<std::string> c = c0;
         if (l) c.back() = fmt::format("({} + {})", c0.back(), l);
         std::string x = fmt::format("x{}[{}]", it, l), j = fmt::format("(j{} + {})", it, l);
+        if (broadcast_back) {
+          // The reduced value where the epilogue's broadcast reads it; the row's own value from its register.
+          e.bind_register(anchor_out.name, "reduced", e.broadcast_coords(anchor_out.name, s.shape, c));
+          e.preload(s.input, c, x);
+          vals.push_back(e.value(ctx.outputs[0].name, c));
+          continue;
+        }
         std::string y;
         switch (s.kind) {
           case RowKind::Softmax:

@@ -32,6 +32,10 @@ struct Window {
   std::vector<DimWalk> dims;  // one per input dimension
   std::int64_t span = 1;      // largest number of elements one result reads
   std::string divisor_override;
+  // argmax / argmin and min / max along a dimension: the position of the first extreme element,
+  // counted row-major over the reduced dimensions (one dimension's coordinate, or a flat index).
+  bool indexed = false;
+  std::string index;  // a C expression of the loop variables
 };
 
 std::string op_name(const GraphNode& n) { return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target; }
@@ -47,7 +51,7 @@ const std::set<std::string>& pooling_ops() {
 
 const std::set<std::string>& reduction_ops() {
   static const std::set<std::string> ops = {"sum.dim_IntList", "mean.dim", "amax.default", "amin.default",
-                                            "min.dim", "max.dim"};
+                                            "min.dim", "max.dim", "argmax.default", "argmin.default"};
   return ops;
 }
 
@@ -86,10 +90,17 @@ Window reduction_window(const GraphNode& a, const std::vector<std::int64_t>& in,
   w.op = op_name(a);
   w.combine = w.op == "sum.dim_IntList" ? Combine::Sum
               : w.op == "mean.dim"      ? Combine::Mean
-              : (w.op == "amax.default" || w.op == "max.dim") ? Combine::Max
-                                                               : Combine::Min;
+              : (w.op == "amax.default" || w.op == "max.dim" || w.op == "argmax.default") ? Combine::Max
+                                                                                           : Combine::Min;
   const bool keepdim = bool_arg(a, "keepdim", 2, false);
   const auto dims = reduced_dims(a, in.size());
+  // The index among the reduced elements: row-major over the reduced dimensions.
+  std::int64_t step = 1;
+  for (auto d = dims.rbegin(); d != dims.rend(); ++d) {
+    const std::string term = step == 1 ? fmt::format("w{}", *d) : fmt::format("w{} * {}LL", *d, step);
+    w.index = w.index.empty() ? term : term + " + " + w.index;
+    step *= in[static_cast<std::size_t>(*d)];
+  }
   std::size_t j = 0;
   for (std::size_t d = 0; d < in.size(); ++d) {
     DimWalk walk;
@@ -197,15 +208,31 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   PointwiseEmitter probe(ctx.graph, ctx.group);
   const std::vector<std::int64_t> in_shape = probe.info(in_arg->tensor).shape;
   const TensorInfo& result = a.outputs.at(0);
-  if (ctx.outputs.size() != 1) throw UnsupportedGroup("a reduction group with several outputs");
-  const TensorInfo& out = ctx.outputs[0];
-  if (numel(out.shape) != numel(result.shape))
+  // The positions of the extremes: argmax / argmin's result, or the second result of min / max along
+  // a dimension where the group hands it out (int64, stored as they are, no epilogue).
+  const bool arg_op = op == "argmax.default" || op == "argmin.default";
+  std::string index_name;
+  if (arg_op) index_name = result.name;
+  else if ((op == "min.dim" || op == "max.dim") && a.outputs.size() > 1) index_name = a.outputs[1].name;
+  int index_out = -1, value_out = -1;
+  for (std::size_t k = 0; k < ctx.outputs.size(); ++k) {
+    if (!index_name.empty() && ctx.outputs[k].name == index_name) {
+      index_out = static_cast<int>(k);
+    } else if (value_out < 0 && !arg_op) {
+      value_out = static_cast<int>(k);
+    } else {
+      throw UnsupportedGroup(arg_op ? a.target + " with an epilogue on its indices"
+                                    : "a reduction group with several outputs");
+    }
+  }
+  if (value_out >= 0 && numel(ctx.outputs[static_cast<std::size_t>(value_out)].shape) != numel(result.shape))
     throw UnsupportedGroup("the epilogue of a reduced result changes its size");
 
   // The result's coordinates of this thread's element f, and the walk over its window.
   const std::vector<std::string> rc = unravel("f", result.shape);
   Window w = pooling_ops().count(op) ? pooling_window(a, in_shape, rc) : reduction_window(a, in_shape, rc);
   w.input = in_arg->tensor;
+  w.indexed = index_out >= 0;
   if (w.span > kMaxWindow)
     throw UnsupportedGroup(fmt::format("{} reads up to {} elements per result; one thread per result walks at "
                                        "most {}",
@@ -238,10 +265,18 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
       step = fmt::format("acc += {};", v);
       break;
     case Combine::Max:
-      step = fmt::format("acc = nova::maximumf_(acc, {});", v);  // NaN propagates, as in PyTorch
-      break;
     case Combine::Min:
-      step = fmt::format("acc = nova::minimumf_(acc, {});", v);
+      if (w.indexed) {
+        // PyTorch's rule: the first extreme element in the reduced order, and the first NaN (which
+        // then stays the result).
+        step = fmt::format("{{ const float nova_v = {v}; if (nova_v {cmp} acc || (nova_v != nova_v && acc == acc)) "
+                           "{{ acc = nova_v; idx = {i}; }} }}",
+                           fmt::arg("v", v), fmt::arg("cmp", w.combine == Combine::Max ? ">" : "<"),
+                           fmt::arg("i", w.index));
+      } else {
+        step = fmt::format("acc = nova::{}(acc, {});", w.combine == Combine::Max ? "maximumf_" : "minimumf_",
+                           v);  // NaN propagates, as in PyTorch
+      }
       break;
   }
   std::string inner = body.take_code(static_cast<int>(2 * depth + (guard.empty() ? 0 : 2))) +
@@ -265,11 +300,20 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   // (the result itself, or a flattening view of it), so both are at flat index f.
   PointwiseEmitter epilogue(ctx.graph, ctx.group);
   ctx.bind_inputs(epilogue);
-  const std::vector<std::string> oc = unravel("f", out.shape);
-  epilogue.note_flat(rc, result.shape, "f");
-  epilogue.note_flat(oc, out.shape, "f");
-  epilogue.bind_register(result.name, "reduced", rc);
-  const std::string y = epilogue.value(out.name, oc);
+  std::string stores;
+  if (value_out >= 0) {
+    const auto vo = static_cast<std::size_t>(value_out);
+    const TensorInfo& out = ctx.outputs[vo];
+    const std::vector<std::string> oc = unravel("f", out.shape);
+    epilogue.note_flat(rc, result.shape, "f");
+    epilogue.note_flat(oc, out.shape, "f");
+    epilogue.bind_register(result.name, "reduced", rc);
+    const std::string y = epilogue.value(out.name, oc);
+    stores = epilogue.take_code(2) + fmt::format("  {}[f] = nova::from_f<{}>({});\n", ctx.output_names[vo],
+                                                 ctx.output_storage_type(vo), y);
+  }
+  if (index_out >= 0)
+    stores += fmt::format("  {}[f] = idx;\n", ctx.output_names[static_cast<std::size_t>(index_out)]);
   // Every group node must be on the path from the input through the reduction to the output.
   std::set<int> seen = body.visited_nodes();
   for (int id : epilogue.visited_nodes()) seen.insert(id);
@@ -287,14 +331,14 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
       "// elements), then the epilogue and one store.\n"
       "extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
       "  const long long f = blockIdx.x * {T}LL + threadIdx.x;\n"
-      "  if (f >= {count}LL) return;\n{setup}  float acc = {init};\n{loops}{inner}{close}"
-      "  const float reduced = {reduced};\n{epi}  {outp}[f] = nova::from_f<{otype}>({y});\n}}\n\n",
+      "  if (f >= {count}LL) return;\n{setup}  float acc = {init};\n{idx}{loops}{inner}{close}"
+      "  const float reduced = {reduced};\n  (void)reduced;\n{stores}}}\n\n",
       fmt::arg("target", a.target), fmt::arg("in", GroupContext::shape_text(in_shape)),
       fmt::arg("res", GroupContext::shape_text(result.shape)), fmt::arg("span", w.span), fmt::arg("T", kThreads),
       fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("count", count),
       fmt::arg("setup", setup), fmt::arg("init", init), fmt::arg("loops", loops), fmt::arg("inner", inner),
-      fmt::arg("close", close), fmt::arg("reduced", reduced), fmt::arg("epi", epilogue.take_code(2)),
-      fmt::arg("outp", ctx.output_names[0]), fmt::arg("otype", ctx.output_storage_type(0)), fmt::arg("y", y));
+      fmt::arg("close", close), fmt::arg("reduced", reduced), fmt::arg("stores", stores),
+      fmt::arg("idx", w.indexed ? "  long long idx = 0;\n" : ""));
   r.plan = ctx.base_plan();
   PlanStep s;
   s.type = "kernel";

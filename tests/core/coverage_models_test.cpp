@@ -40,7 +40,7 @@ const std::map<std::string, std::vector<std::string>>& expected() {
         "batch_norm_train"}},
       {"conv_transpose2d_maxpool_hardtanh", {"conv2d_library+epilogue", "window_reduce"}},
       {"conv_transpose3d_avgpool_gelu",
-       {"conv3d_library+epilogue", "window_reduce", "declined: the epilogue of a reduced result changes its size"}},
+       {"conv3d_library+epilogue", "window_reduce", "row_mean"}},  // x - x.mean((2, 3, 4), keepdim=True)
       {"depthwise_grouped_conv_relu",
        {"conv2d_depthwise", "declined: eager's aten.conv2d.default call is already the best form",
         "conv2d_library+epilogue"}},
@@ -48,8 +48,8 @@ const std::map<std::string, std::vector<std::string>>& expected() {
        {"gemm_tiled", "row_softmax", "row_sum", "gemm_tiled", "declined: eager's aten.matmul.default call is already the best form"}},
       {"norms_instance_group_layer", {"pointwise", "row_group_norm", "row_group_norm", "row_layer_norm"}},
       {"reductions_any_dim",
-       {"declined: the epilogue of a reduced result changes its size", "window_reduce",
-        "declined: its result getitem_1 is int64", "window_reduce", "declined: its result argmax is int64"}},
+       {"row_mean", "window_reduce", "window_reduce", "window_reduce", "window_reduce"}},  // min's and argmax's
+                                                                                          // int64 positions too
   };
   return table;
 }
@@ -158,6 +158,52 @@ TEST(CoverageModels, Int64BuffersAreReadAsInt64AndInt64ResultsAreDeclined) {
   Candidate counter = BuiltinGenerator().generate(bn, bn.groups.at(1));
   ASSERT_TRUE(counter.declined.has_value()) << counter.cuda_source;
   EXPECT_NE(counter.declined->find("int64 results stay with PyTorch"), std::string::npos) << *counter.declined;
+}
+
+// min along a dimension with its indices, and argmax: one thread per result walks the reduced
+// dimension and keeps the first extreme (strictly greater or smaller replaces it; a NaN replaces a
+// number and then stays), and stores the position as int64 beside the value's epilogue.
+TEST(CoverageModels, ArgmaxAndMinWithIndicesStoreTheFirstExtremesPositionAsInt64) {
+  ModelGraph g = test::graph_fixture("coverage/reductions_any_dim");
+  Candidate min = BuiltinGenerator().generate(g, g.groups.at(2));
+  ASSERT_FALSE(min.declined.has_value()) << *min.declined;
+  const std::string& m = min.cuda_source;
+  EXPECT_NE(m.find("long long* __restrict__ out_getitem_1"), std::string::npos) << m;
+  EXPECT_NE(m.find("if (nova_v < acc || (nova_v != nova_v && acc == acc)) { acc = nova_v; idx = w2; }"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("out_getitem_1[f] = idx;"), std::string::npos) << m;
+  EXPECT_NE(m.find("reduced * 2.0f"), std::string::npos) << m;  // the values' epilogue, low * 2.0
+
+  Candidate arg = BuiltinGenerator().generate(g, g.groups.at(4));
+  ASSERT_FALSE(arg.declined.has_value()) << *arg.declined;
+  const std::string& a = arg.cuda_source;
+  EXPECT_NE(a.find("if (nova_v > acc || (nova_v != nova_v && acc == acc)) { acc = nova_v; idx = w1; }"),
+            std::string::npos) << a;
+  EXPECT_NE(a.find("out_argmax[f] = idx;"), std::string::npos) << a;
+  ASSERT_EQ(arg.plan.outputs.size(), 1u);
+  EXPECT_EQ(arg.plan.outputs[0].dtype, "int64");
+}
+
+// x - x.mean(dims, keepdim=True) over the last dimensions: the row is read once into registers, its
+// mean taken, and the epilogue computes every element from its register and the mean: one read and
+// one write of the tensor, where the window rule declined a result that grows back to full size.
+TEST(CoverageModels, AMeanBroadcastBackOverItsRowsIsOneRowKernel) {
+  ModelGraph g = test::graph_fixture("coverage/reductions_any_dim");
+  Candidate c = BuiltinGenerator().generate(g, g.groups.at(0));
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  EXPECT_EQ(c.origin.rule, "row_mean");
+  const std::string& k = c.cuda_source;
+  EXPECT_NE(k.find("const float reduced = acc / 1024.0f;"), std::string::npos) << k;
+  EXPECT_NE(k.find("const float v0 = x0[0] - reduced;"), std::string::npos) << k;
+  // x is read once: two 16-byte loads per thread, none in the epilogue.
+  std::size_t loads = 0;
+  for (std::size_t p = 0; (p = k.find("in_x", p)) != std::string::npos; ++p) ++loads;
+  EXPECT_EQ(loads, 3u) << k;  // the parameter and the two loads
+
+  ModelGraph t = test::graph_fixture("coverage/conv_transpose3d_avgpool_gelu");
+  Candidate centred = BuiltinGenerator().generate(t, t.groups.at(2));
+  ASSERT_FALSE(centred.declined.has_value()) << *centred.declined;
+  EXPECT_EQ(centred.origin.rule, "row_mean");
 }
 
 }  // namespace

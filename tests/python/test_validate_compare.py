@@ -61,3 +61,21 @@ def test_comparison_keys_are_the_declared_schema():
     r = compare(torch.ones(2), torch.ones(2), 1e-4)
     assert set(r) == schemas.fields(schemas.Comparison)
     assert not math.isnan(r["max_rel"])
+
+
+def test_integer_results_are_exact_or_wrong():
+    # argmax's positions: an index off by one fails even where atol + rtol * |index| would allow it.
+    want = torch.tensor([20000, 3, 7], dtype=torch.int64)
+    assert compare(want.clone(), want, 1e-4)["ok"]
+    r = compare(torch.tensor([20001, 3, 7], dtype=torch.int64), want, 1e-4)
+    assert not r["ok"] and r["reason"] == "1 of 3 integer values differ from the reference's"
+    assert r["max_abs"] == 1.0
+    r = compare(want.to(torch.int32), want, 1e-4)
+    assert not r["ok"] and "dtype int32, expected int64" in r["reason"]
+
+
+def test_a_wrong_integer_result_cannot_pass_as_closer_to_exact():
+    from nova_worker.validate import judge_output
+    want = torch.tensor([4, 5], dtype=torch.int64)
+    ok, accepted, problem = judge_output(torch.tensor([4, 6]), want, want, 1e-4, match_eager=False)
+    assert not ok and accepted == "" and "integer values differ" in problem
