@@ -89,7 +89,9 @@ std::string PackageSources::group_source(const ExportPlan& plan, const ExportGro
 // The op torch.ops.{pkg}.{op} runs these kernels on inputs of exactly these shapes (contiguous, on
 // CUDA; {pkg}/_runtime.py copies a strided input) and sends every other call to the group's original
 // PyTorch code:
-{shapes}{includes}#include <torch/library.h>
+{shapes}#include <atomic>
+
+{includes}#include <torch/library.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
 

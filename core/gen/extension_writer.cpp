@@ -163,9 +163,18 @@ std::string ExtensionWriter::host_code(const Candidate& c, const std::string& fu
                 : fmt::format("({}){}", scalar_c_type(a.scalar_type), cpp_constant(a.scalar));
         args += (i ? ",\n      " : "") + arg;
       }
-      if (s.shared_bytes >= 48 * 1024)  // above the default limit a kernel must ask for its shared memory
+      // Above the default limit a kernel must ask for its shared memory: once per device and kernel,
+      // not on every call (a driver call on the host path of each call otherwise).
+      if (s.shared_bytes >= 48 * 1024)
         steps += fmt::format(
-            "  C10_CUDA_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {}));\n",
+            "  {{\n"
+            "    static std::atomic<bool> asked[64];\n"
+            "    const int device = input_0.get_device();\n"
+            "    if (device < 0 || device >= 64 || !asked[device].load(std::memory_order_relaxed)) {{\n"
+            "      C10_CUDA_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {}));\n"
+            "      if (device >= 0 && device < 64) asked[device].store(true, std::memory_order_relaxed);\n"
+            "    }}\n"
+            "  }}\n",
             callable(s.kernel, "kernel"), s.shared_bytes);
       steps += fmt::format(
           "  {}<<<dim3({}, {}, {}), dim3({}, {}, {}), {}, stream>>>(\n      {});\n"
@@ -206,6 +215,8 @@ std::string ExtensionWriter::write(const Candidate& c) {
   return fmt::format(
       R"(// Torch extension of a Nova candidate: {summary}
 // Build with torch.utils.cpp_extension (nvcc); call forward(*inputs) -> list of outputs.
+#include <atomic>
+
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
