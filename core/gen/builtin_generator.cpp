@@ -7,6 +7,7 @@
 #include "core/gen/batch_norm_train_rule.h"
 #include "core/gen/conv2d_rule.h"
 #include "core/gen/extension_writer.h"
+#include "core/gen/gemm_row_reduce_rule.h"
 #include "core/gen/gemm_rule.h"
 #include "core/gen/pointwise_rule.h"
 #include "core/gen/row_rule.h"
@@ -38,6 +39,8 @@ RuleOutput pick_rule(const GroupContext& ctx) {
     case OpClass::Convolution:
       return Conv2dRule::generate(ctx);
     case OpClass::Matmul:
+      // A reduction over the product's rows in the group (intake put it there): one fused kernel.
+      if (const GraphNode* r = GemmRowReduceRule::row_reduction(ctx)) return GemmRowReduceRule::generate(ctx, *r);
       return GemmRule::generate(ctx);
     case OpClass::Normalization:
       if (eval_batch_norm(*anchor)) return PointwiseRule::generate(ctx);  // per-channel affine: pointwise

@@ -431,11 +431,13 @@ TEST(BuiltinGenerator, BatchedAndTransposedProductsGetTheTensorCoreFormWithOpera
            // 128-row tiles would be 64 blocks for 132 multiprocessors: 64-row ones.
            {"bmm_softmax", 0, {2, 2, 32}, "nova::Tf32x3_64x64",
             "mainloop_at(in_q + bat * 8192LL, 64, in_k + bat * 8192LL, 64, 64,", 65536},
-           // bmm(q, k.permute(0, 2, 1)) * 0.125, then masked_fill of a tril mask: 64 x 256x256x64.
-           {"coverage/bmm_transposed_tril_logsumexp", 0, {4, 2, 64}, "nova::Tf32x3_128x64",
+           // bmm(q, k.permute(0, 2, 1)) * 0.125, then masked_fill of a tril mask: 64 x 256x256x64 (the
+           // graph as intake grouped it before the row's logsumexp joined the product's group: the masked
+           // scores are the group's result, as where something else reads them).
+           {"coverage/before_row_fusion/bmm_transposed_tril_logsumexp", 0, {4, 2, 64}, "nova::Tf32x3_128x64",
             "mainloop_at(in_q + bat * 16384LL, 64, in_k + bat * 16384LL, 64, 64,", 98304},
            // q.reshape(-1, 64).triu() @ proj.T: the triu is a mask on A, proj read as W [N, K].
-           {"coverage/bmm_transposed_tril_logsumexp", 2, {2, 128, 1}, "nova::Tf32x3_128x64",
+           {"coverage/before_row_fusion/bmm_transposed_tril_logsumexp", 2, {2, 128, 1}, "nova::Tf32x3_128x64",
             "mainloop_at(in_q, 64, in_p_proj, 64, 64, blockIdx.y * 128, blockIdx.x * 64, nova_smem, "
             "nova::tf32x3::KeepUpper<0>{}, nova::tf32x3::NoMask{});",
             98304},
@@ -479,7 +481,7 @@ TEST(BuiltinGenerator, BatchedAndTransposedProductsGetTheTensorCoreFormWithOpera
   EXPECT_TRUE(merged_compiled.ok) << merged_compiled.log;
 
   // The causal mask is applied per element from the accumulator's own (bat, row, col).
-  ModelGraph tril = test::graph_fixture("coverage/bmm_transposed_tril_logsumexp");
+  ModelGraph tril = test::graph_fixture("coverage/before_row_fusion/bmm_transposed_tril_logsumexp");
   Candidate masked = BuiltinGenerator().alternatives(tril, tril.groups[0]).at(0);
   EXPECT_NE(masked.cuda_source.find("((col - row) <= 0LL) ? 1.0f : 0.0f"), std::string::npos);
   // Staged through shared memory: four consecutive columns per 16-byte store.

@@ -6,6 +6,7 @@
 // compiles for sm_90 and our own static check accepts, or is declined with its reason; none is a
 // candidate our validation would refuse. The table pins which rule each group gets, so coverage that
 // goes away (or a decline that turns into a candidate) is a visible change.
+#include <array>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -34,7 +35,7 @@ const std::map<std::string, std::vector<std::string>>& expected() {
        {"conv2d_library+epilogue", "window_reduce", "window_reduce", "declined: no builtin rule for aten.cat",
         "window_reduce"}},
       {"bmm_transposed_tril_logsumexp",
-       {"gemm_library+epilogue", "row_logsumexp", "gemm_library"}},
+       {"gemm_row_logsumexp", "gemm_library"}},  // the scores' logsumexp in the product's kernel
       {"conv3d_batchnorm_mish",
        {"declined: eager's aten.conv3d.default call is already the best form", "declined: its result add is int64",
         "batch_norm_train"}},
@@ -59,8 +60,7 @@ const std::map<std::string, std::vector<std::string>>& expected() {
 std::vector<std::string> expected_alternatives(const std::string& model, int group) {
   static const std::map<std::pair<std::string, int>, std::vector<std::string>> table = {
       {{"adaptive_global_pool", 0}, {"conv2d_tf32x3"}},
-      {{"bmm_transposed_tril_logsumexp", 0}, {"gemm_tf32x3"}},  // q @ k.permute(0, 2, 1), masked_fill
-      {{"bmm_transposed_tril_logsumexp", 2}, {"gemm_tf32x3"}},  // x.triu() @ w.T
+      {{"bmm_transposed_tril_logsumexp", 1}, {"gemm_tf32x3"}},  // x.triu() @ w.T
       {{"linear_softmax_sum", 0}, {"gemm_tf32x3"}},             // 128x512 -> 256: K split in 8
       {{"linear_softmax_sum", 3}, {"gemm_tf32x3"}},
       {{"conv3d_batchnorm_mish", 0}, {"conv3d_tf32x3"}},  // the bare 3-D convolution, 3x3x5 taps
@@ -204,6 +204,37 @@ TEST(CoverageModels, AMeanBroadcastBackOverItsRowsIsOneRowKernel) {
   Candidate centred = BuiltinGenerator().generate(t, t.groups.at(2));
   ASSERT_FALSE(centred.declined.has_value()) << *centred.declined;
   EXPECT_EQ(centred.origin.rule, "row_mean");
+}
+
+// bmm(q, k.permute(0, 2, 1)) * 0.125, a tril mask, then logsumexp over each row: intake puts the
+// logsumexp into the product's group (nothing else reads the scores), and one kernel walks each 64-row
+// block's column tiles on tensor cores, folds every staged tile into a running maximum and sum of
+// exponentials per row, and stores one value per row: the 64 x 256 x 256 scores never go to memory.
+TEST(CoverageModels, AGemmWhoseRowsAreReducedIsOneKernelThatNeverStoresTheProduct) {
+  NvrtcCompiler nvrtc(test::scratch_dir("coverage_gemm_rows"));
+  ModelGraph g = test::graph_fixture("coverage/bmm_transposed_tril_logsumexp");
+  ASSERT_EQ(g.groups.size(), 2u);
+  Candidate c = BuiltinGenerator().generate(g, g.groups.at(0));
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  EXPECT_EQ(c.origin.rule, "gemm_row_logsumexp");
+  ASSERT_EQ(c.plan.steps.size(), 1u);
+  ASSERT_TRUE(c.plan.temps.empty());
+  ASSERT_EQ(c.plan.outputs.size(), 1u);
+  EXPECT_EQ(c.plan.outputs[0].shape, (std::vector<std::int64_t>{64, 256}));
+  EXPECT_EQ(c.plan.steps[0].grid, (std::array<std::int64_t, 3>{4, 1, 64}));
+  EXPECT_EQ(c.plan.steps[0].shared_bytes, 65536 + 64 * 66 * 4);
+  const std::string& k = c.cuda_source;
+  EXPECT_NE(k.find("for (int n0 = 0; n0 < 256; n0 += 64)"), std::string::npos) << k;
+  EXPECT_NE(k.find("tile.mainloop_at(in_q + bat * 16384LL, 64, in_k + bat * 16384LL, 64, 64, m0, n0, nova_smem);"),
+            std::string::npos) << k;
+  EXPECT_NE(k.find("((col - row) <= 0LL) ? 1.0f : 0.0f"), std::string::npos) << k;  // the mask per element
+  EXPECT_NE(k.find("row_m + logf(row_s)"), std::string::npos) << k;
+  EXPECT_NE(k.find("out_logsumexp[bat * 256LL + row]"), std::string::npos) << k;
+  EXPECT_TRUE(StaticChecker().check_candidate(c).refusals.empty());
+  NvrtcResult r = nvrtc.compile(c.cuda_source, "gemm_rows.cu", "sm_90");
+  EXPECT_TRUE(r.ok) << r.log;
+  // Under the tensor-core target it is the same kernel: no alternative beside it.
+  EXPECT_TRUE(BuiltinGenerator().alternatives(g, g.groups.at(0)).empty());
 }
 
 }  // namespace

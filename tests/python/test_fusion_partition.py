@@ -92,3 +92,71 @@ def test_a_wide_graph_flattens_each_nodes_inputs_once():
     groups = partition(nodes, [cls for _, _, cls in spec], {"sum"})
     assert CountingNode.calls == len(nodes)
     assert sum(len(g.members) for g in groups) == len(nodes)
+
+
+def fits_always(nodes, i, anchor):
+    return True
+
+
+def rows_of(spec, outputs, fits=fits_always):
+    nodes = [Node(out, inputs) for out, inputs, _ in spec]
+    return partition(nodes, [cls for _, _, cls in spec], set(outputs), row_reduction_fits=fits)
+
+
+SCORES_LSE = [("kt", ["k"], "data_movement"),
+              ("bmm", ["q", "kt"], "matmul"),
+              ("scaled", ["bmm"], "elementwise"),
+              ("lse", ["scaled"], "reduction"),
+              ("half", ["lse"], "elementwise")]
+
+
+def test_a_reduction_over_a_gemms_rows_joins_the_gemms_group_with_what_follows():
+    groups = rows_of(SCORES_LSE, ["half"])
+    assert [(g.kind, g.members) for g in groups] == [("gemm+epilogue", [0, 1, 2, 3, 4])]
+    assert groups[0].inputs == ["k", "q"] and groups[0].outputs == ["half"]
+
+
+def test_the_reduction_stays_apart_where_its_form_does_not_fit():
+    groups = rows_of(SCORES_LSE, ["half"], fits=lambda nodes, i, anchor: False)
+    assert [(g.kind, g.members) for g in groups] == [("gemm+epilogue", [0, 1, 2]), ("reduction", [3, 4])]
+    # and without the predicate (the default), as before
+    nodes = [Node(out, inputs) for out, inputs, _ in SCORES_LSE]
+    assert len(partition(nodes, [c for _, _, c in SCORES_LSE], {"half"})) == 2
+
+
+def test_the_reduction_stays_apart_where_the_product_is_read_elsewhere():
+    # The scaled scores are also a graph output, or read by a later node: they must be stored.
+    assert len(rows_of(SCORES_LSE, ["half", "scaled"])) == 2
+    later = SCORES_LSE + [("other", ["scaled", "half"], "elementwise")]
+    groups = rows_of(later, ["other"])
+    assert groups[0].members == [0, 1, 2] and 3 not in groups[0].members
+
+
+def test_the_reduction_stays_apart_where_an_operand_is_computed_in_the_gemms_group():
+    spec = [("scaled_q", ["q"], "elementwise"), ("bmm", ["scaled_q", "k"], "matmul"),
+            ("lse", ["bmm"], "reduction")]
+    groups = rows_of(spec, ["lse"])
+    assert [(g.kind, g.members) for g in groups] == [("gemm+epilogue", [0, 1]), ("reduction", [2])]
+
+
+def test_the_fit_predicate_reads_the_reduced_dimension_and_the_tiles():
+    import torch
+    from nova_worker.capture import IRNode, Ref, TensorMeta
+    from nova_worker.fusion import gemm_row_reduction_fits
+
+    def meta(name, shape):
+        return TensorMeta(name, torch.empty(shape, device="meta"))
+
+    metas = {"q": meta("q", (8, 128, 64)), "kt": meta("kt", (8, 64, 256))}
+    bmm = IRNode(torch.ops.aten.bmm.default, (Ref("q"), Ref("kt")), {}, ["s"], [meta("s", (8, 128, 256))])
+
+    def lse(dim, op=torch.ops.aten.logsumexp.default):
+        return IRNode(op, (Ref("s"), dim), {}, ["l"], [meta("l", (8, 128))])
+
+    fits = gemm_row_reduction_fits(metas.get)
+    assert fits([bmm, lse([-1])], 1, 0) and fits([bmm, lse([2])], 1, 0)
+    assert not fits([bmm, lse([1])], 1, 0)          # over the product's columns, not its rows
+    assert not fits([bmm, lse([1, 2])], 1, 0)
+    assert not fits([bmm, lse([-1], torch.ops.aten.var.correction)], 1, 0)
+    odd = IRNode(torch.ops.aten.bmm.default, (Ref("q"), Ref("kt")), {}, ["s"], [meta("s", (8, 128, 200))])
+    assert not fits([odd, lse([-1])], 1, 0)         # 200 columns: not whole 64-wide tiles

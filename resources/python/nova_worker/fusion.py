@@ -32,8 +32,40 @@ class Group:
                 "functional_source": self.source}
 
 
-def partition(nodes, classes, graph_outputs):
-    """nodes: IRNodes in topological order; classes: their op classes. Returns Groups."""
+# Reductions over a GEMM's rows that the builtin generator fuses into the GEMM's kernel
+# (core/gen/gemm_row_reduce_rule.h): the product then never goes to memory.
+ROW_REDUCTIONS = {"aten.logsumexp.default", "aten.sum.dim_IntList", "aten.mean.dim", "aten.amax.default",
+                  "aten.amin.default"}
+
+
+def gemm_row_reduction_fits(meta_of):
+    """A predicate for partition(): fits(nodes, i, anchor) is true when reduction node i reduces the
+    last dimension of GEMM node `anchor`'s fp32 product, and the product is in whole 64x64 tiles
+    with K in steps of 32 (the fused kernel's tiles). meta_of(name) gives a tensor's TensorMeta."""
+    def fits(nodes, i, anchor):
+        n, g = nodes[i], nodes[anchor]
+        if str(n.op) not in ROW_REDUCTIONS or not n.args or not g.outputs:
+            return False
+        product = g.outputs[0]
+        if product.dtype != "float32" or len(product.shape) < 2:
+            return False
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+        dims = [dim] if isinstance(dim, int) else list(dim or [])
+        rank = len(product.shape)
+        if [d % rank for d in dims] != [rank - 1]:
+            return False
+        k = [meta_of(x) for x in g.input_names()]
+        k = k[0].shape[-1] if k and k[0] is not None and k[0].shape else 0
+        return product.shape[-1] % 64 == 0 and product.shape[-2] % 64 == 0 and k and k % 32 == 0
+    return fits
+
+
+def partition(nodes, classes, graph_outputs, row_reduction_fits=None):
+    """nodes: IRNodes in topological order; classes: their op classes. Returns Groups.
+
+    row_reduction_fits(nodes, i, anchor): where given and true, reduction node i joins the group of
+    GEMM node `anchor` whose product it reduces (see gemm_row_reduction_fits), provided nothing
+    else reads any value of that group and the GEMM's operands are not computed inside it."""
     producer = {}
     for i, n in enumerate(nodes):
         for name in n.out_names:
@@ -102,13 +134,35 @@ def partition(nodes, classes, graph_outputs):
         add(i, g)
         return g
 
+    def gemm_rows(i, prod_groups):
+        """The GEMM group reduction node i can join (see the docstring), or None."""
+        if row_reduction_fits is None or classes[i] != "reduction" or len(prod_groups) != 1:
+            return None
+        g = prod_groups[0]
+        grp = groups[g]
+        if grp.anchor is None or classes[grp.anchor] != "matmul":
+            return None
+        for m in grp.members:
+            if classes[m] == "reduction" or (m < grp.anchor and classes[m] != MOVABLE):
+                return None  # one reduction per group; operands read in place (views only before the GEMM)
+            if any(name in graph_outputs for name in nodes[m].out_names if name):
+                return None
+            if any(c != i and group_of.get(c) != g for c in consumers.get(m, ())):
+                return None  # the product (or a value from it) is read elsewhere: it must be stored
+        if not can_join(i, g) or not row_reduction_fits(nodes, i, grp.anchor):
+            return None
+        return g
+
     for i, cls in enumerate(classes):
         prod_groups = []
         for p in producers(i):
             g = group_of.get(p)
             if g is not None and g not in prod_groups:
                 prod_groups.append(g)
-        if cls in ANCHOR_KIND:
+        rows_of = gemm_rows(i, prod_groups)
+        if rows_of is not None:
+            add(i, rows_of)
+        elif cls in ANCHOR_KIND:
             # An elementwise prologue feeding only this anchor becomes part of its group.
             target = None
             for g in prod_groups:

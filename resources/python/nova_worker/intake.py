@@ -77,7 +77,8 @@ def run_intake(args, progress) -> schemas.IntakeResult:
             "flops": costs.flops(n.op, cls, in_metas, n.outputs),
             "bytes": costs.bytes_moved(n.op, cls, in_metas, n.outputs)})
 
-    groups = fusion.partition(cap.nodes, classes, set(cap.outputs))
+    groups = fusion.partition(cap.nodes, classes, set(cap.outputs),
+                              row_reduction_fits=fusion.gemm_row_reduction_fits(cap.meta))
     for g in groups:
         g.flops = sum(nodes_json[m]["flops"] for m in g.members)
         g.bytes = float(sum(costs.nbytes(cap.meta(x)) for x in g.inputs + g.outputs))
