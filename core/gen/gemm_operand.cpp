@@ -102,4 +102,24 @@ std::int64_t GemmOperand::row_stride() const {
   return shape.size() <= 1 ? (shape.empty() ? 0 : shape[0]) : merged_stride(shape.size() - 1);
 }
 
+bool GemmOperand::b_layout(bool weight, bool& kn, std::int64_t& ld) const {
+  const std::size_t r = strides.size();
+  kn = false;
+  if (r < 2) return false;
+  if (weight) {
+    ld = strides[r - 2];
+    return strides[r - 1] == 1;
+  }
+  if (strides[r - 2] == 1) {
+    ld = strides[r - 1];
+    return true;
+  }
+  if (strides[r - 1] == 1) {
+    kn = true;
+    ld = strides[r - 2];
+    return true;
+  }
+  return false;
+}
+
 }  // namespace nova

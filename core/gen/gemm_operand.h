@@ -34,6 +34,11 @@ struct GemmOperand {
   // row to the next, or -1 where they do not collapse.
   std::int64_t row_stride() const;
 
+  // How the tensor-core tile reads this operand in place as B: a linear weight (`weight`, [N, K]) or
+  // [..., K, N] with k contiguous (the tile's [N, K] form) or n contiguous (its k-major form: `kn`).
+  // Sets `kn` and the leading dimension `ld`; false where B is contiguous along neither.
+  bool b_layout(bool weight, bool& kn, std::int64_t& ld) const;
+
  private:
   // The first `dims` dimensions as one: its stride, or -1.
   std::int64_t merged_stride(std::size_t dims) const;

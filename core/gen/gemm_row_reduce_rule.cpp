@@ -120,21 +120,9 @@ RuleOutput GemmRowReduceRule::generate(const GroupContext& ctx, const GraphNode&
       (!s.bias.empty() && ctx.input_index(s.bias) < 0))
     throw UnsupportedGroup("an operand computed inside the group: the fused row rule reads operands in place");
   if (a.strides.back() != 1) throw UnsupportedGroup("A's rows are not contiguous along K");
-  const std::size_t rb = b.strides.size();
   bool kn = false;
   std::int64_t ldb = 0;
-  if (rb < 2) throw UnsupportedGroup("B is not a matrix");
-  if (s.b_transposed) {
-    if (b.strides[rb - 1] != 1) throw UnsupportedGroup("the weight's rows are not contiguous along K");
-    ldb = b.strides[rb - 2];
-  } else if (b.strides[rb - 2] == 1) {
-    ldb = b.strides[rb - 1];
-  } else if (b.strides[rb - 1] == 1) {
-    kn = true;
-    ldb = b.strides[rb - 2];
-  } else {
-    throw UnsupportedGroup("B is contiguous along neither K nor N");
-  }
+  if (!b.b_layout(s.b_transposed, kn, ldb)) throw UnsupportedGroup("B is contiguous along neither K nor N");
   const std::int64_t lda = s.rows_flattened ? a.row_stride() : a.strides[a.strides.size() - 2];
   const std::int64_t sa = s.batch == 1 ? 0 : a.batch_stride(), sb = s.batch == 1 ? 0 : b.batch_stride();
   for (std::int64_t v : {lda, ldb, sa, sb})

@@ -55,19 +55,7 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
   bool kn = false;
   std::int64_t ldb = s.k;
   if (!b.computed) {
-    const std::size_t r = b.strides.size();
-    if (r < 2) return std::nullopt;
-    if (s.b_transposed) {
-      if (b.strides[r - 1] != 1) return std::nullopt;
-      ldb = b.strides[r - 2];
-    } else if (b.strides[r - 2] == 1) {
-      ldb = b.strides[r - 1];
-    } else if (b.strides[r - 1] == 1) {
-      kn = true;
-      ldb = b.strides[r - 2];
-    } else {
-      return std::nullopt;
-    }
+    if (!b.b_layout(s.b_transposed, kn, ldb)) return std::nullopt;
   } else if (!s.b_transposed) {
     kn = true;  // materialized contiguous [..., K, N]
     ldb = s.n;
