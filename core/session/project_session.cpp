@@ -9,6 +9,7 @@
 #include "core/jobs/job_worker_call.h"
 
 #include "core/doctor/doctor_report.h"
+#include "core/env/atomic_file.h"
 #include "core/env/settings.h"
 #include "core/gen/builtin_generator.h"
 #include "core/session/generation_run.h"
@@ -402,19 +403,16 @@ int ProjectSession::evaluate(std::int64_t version, const EvaluateOptions& option
   // The group's reference: its functional source, in the project's private work folder.
   fs::path work = project_dir_ / "work";
   fs::create_directories(work);
+  // Replaced in one rename: another version of the group may be under evaluation, its worker
+  // loading this file (a truncating rewrite once made it read a file without get_inputs()).
   fs::path reference = work / fmt::format("group{}.reference.py", stored->group.id);
-  {
-    std::ofstream out(reference, std::ios::trunc);
-    out << stored->group.functional_source;
-  }
+  write_file_atomically(reference, stored->group.functional_source);
   EvaluationRequest request;
   request.label = fmt::format("v{}", version);
   request.reference = reference;
   if (stored->candidate.path == "full") {  // a torch extension, built with nvcc by the worker
     request.extension = work / fmt::format("v{}.ext.cu", version);
-    std::ofstream out(request.extension, std::ios::trunc);
-    out << stored->candidate.extension_source;
-    if (!out) throw std::runtime_error("cannot write " + request.extension.string());
+    write_file_atomically(request.extension, stored->candidate.extension_source);
   } else {
     request.candidate = stored->candidate;
   }

@@ -643,5 +643,65 @@ TEST(RecordedSelections, H100Session27StagedEpilogueAnd3dConvolutionsOverEveryCo
   for (std::size_t i = 1; i < intake.size(); ++i) EXPECT_LT(intake[i], 2.0) << i;
 }
 
+// Session 28 on an H100: the six coverage models whose groups changed, in one `nova optimize` run (fp32, TF32
+// off on both sides). Every form built blind in session 27 and this session validated and ships: the transposed
+// convolutions by output phase (2-D 1.81x, 3-D 1.59x cold; the library call with the epilogue after it measured
+// 1.07x / 1.05x in session 27), the depthwise kernel (5.78x; eager kept at 0.99x before), batch norm in training
+// form (3.12x; declined before), the mean broadcast back over its rows (2.85x and 2.43x), min with its indices
+// (1.83x), and the GEMM whose rows are reduced in its own kernel (bmm_transposed_tril_logsumexp's group 0, the
+// scores never stored: 3.85x cold / 4.47x wall over the product, mask and logsumexp of eager). argmax is measured
+// and kept eager (0.94x cold). Two library-call versions failed to benchmark: their group's reference file was
+// rewritten (truncated) by the next version's evaluation while a worker loaded it, fixed since
+// (write_file_atomically).
+TEST(RecordedSelections, H100Session28TransposedDepthwiseBatchNormIndicesAndRowsReducedInTheGemm) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h100_session28_coverage";
+  const auto before = test::fixtures_dir() / "optimize" / "h100_session27_coverage";
+  expect_coverage(dir, 6, 15, 18, 17);
+  struct Shipped {
+    std::string model;
+    int group;
+    std::string rule;
+    double cold_at_least, wall_at_least;
+  };
+  for (const auto& x : std::vector<Shipped>{{"conv_transpose2d_maxpool_hardtanh", 0, "conv_transpose2d_tf32x3", 1.8, 1.8},
+                                            {"conv_transpose3d_avgpool_gelu", 0, "conv_transpose3d_tf32x3", 1.55, 1.55},
+                                            {"conv_transpose3d_avgpool_gelu", 2, "row_mean", 2.4, 1.8},
+                                            {"depthwise_grouped_conv_relu", 0, "conv2d_depthwise", 5.7, 5.0},
+                                            {"conv3d_batchnorm_mish", 2, "batch_norm_train", 3.1, 2.8},
+                                            {"reductions_any_dim", 0, "row_mean", 2.8, 3.2},
+                                            {"reductions_any_dim", 2, "window_reduce", 1.8, 1.4},
+                                            {"bmm_transposed_tril_logsumexp", 0, "gemm_row_logsumexp", 3.8, 4.4}}) {
+    SCOPED_TRACE(fmt::format("{} group {}", x.model, x.group));
+    const GroupSelection g = recorded_group(dir / (x.model + ".json"), x.group);
+    EXPECT_EQ(g.outcome, GroupOutcome::ships);
+    EXPECT_NE(g.reason.find("(" + x.rule + ")"), std::string::npos) << g.reason;
+    ASSERT_TRUE(g.cold_interval && g.wall_interval);
+    EXPECT_GT(g.cold_interval->low, x.cold_at_least);
+    EXPECT_GT(g.wall_interval->low, x.wall_at_least);
+  }
+  // What these groups were in session 27: kept eager, declined by the generator, or a smaller win.
+  EXPECT_EQ(recorded_group(before / "depthwise_grouped_conv_relu.json", 0).outcome, GroupOutcome::slower);
+  for (int group : {0, 2, 4})
+    EXPECT_EQ(recorded_group(before / "reductions_any_dim.json", group).outcome, GroupOutcome::not_generated) << group;
+  const GroupSelection library = recorded_group(before / "conv_transpose2d_maxpool_hardtanh.json", 0);
+  ASSERT_TRUE(library.cold_interval);
+  EXPECT_GT(recorded_group(dir / "conv_transpose2d_maxpool_hardtanh.json", 0).cold_interval->low,
+            library.cold_interval->high);
+  // argmax: generated and measured now, and kept eager as slower (cold).
+  const GroupSelection argmax = recorded_group(dir / "reductions_any_dim.json", 4);
+  EXPECT_EQ(argmax.outcome, GroupOutcome::slower);
+  EXPECT_NE(argmax.reason.find("declined: slower than eager"), std::string::npos) << argmax.reason;
+  // The run's two benchmark failures were the truncated reference file, not the kernels.
+  std::ifstream text(dir / "optimize.txt");
+  std::stringstream ss;
+  ss << text.rdbuf();
+  EXPECT_NE(ss.str().find("group0.reference.py: no get_inputs()"), std::string::npos);
+  // Intake: the first model on the fresh box under 10 s, every later one under 1 s.
+  const std::vector<double> intake = recorded_intake_seconds(dir);
+  ASSERT_EQ(intake.size(), 6u);
+  EXPECT_LT(intake.front(), 10.0);
+  for (std::size_t i = 1; i < intake.size(); ++i) EXPECT_LT(intake[i], 1.0) << i;
+}
+
 }  // namespace
 }  // namespace nova
