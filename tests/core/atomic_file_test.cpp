@@ -2,8 +2,6 @@
 // reference, rewritten for each version evaluated, once reached a worker half-written).
 #include <atomic>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -16,13 +14,6 @@
 namespace nova {
 namespace {
 namespace fs = std::filesystem;
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TEST(AtomicFile, ReadersSeeTheWholeFileWhileItIsRewritten) {
   const fs::path dir = test::scratch_dir("atomic_file");
@@ -37,12 +28,12 @@ TEST(AtomicFile, ReadersSeeTheWholeFileWhileItIsRewritten) {
   });
   int reads = 0, torn = 0;
   while (!done || reads < 50) {
-    if (read_all(file) != text) ++torn;
+    if (test::read_text(file) != text) ++torn;
     ++reads;
   }
   writer.join();
   EXPECT_EQ(torn, 0) << "of " << reads << " reads";
-  EXPECT_EQ(read_all(file), text);
+  EXPECT_EQ(test::read_text(file), text);
   int leftovers = 0;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename() != file.filename()) ++leftovers;

@@ -93,13 +93,6 @@ bool has_gpu() {
   return r.has_gpu();
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST_F(LlmCli, WithoutAGpuTheFirstCandidateIsStoredThenItStopsAndTheKeyIsNowhere) {
   if (has_gpu()) GTEST_SKIP() << "this machine has a GPU: the no-GPU stop is tested where there is none";
   test::ScriptedLlmServer server(one_answer("slower.md"), dir / "server");
@@ -119,10 +112,10 @@ TEST_F(LlmCli, WithoutAGpuTheFirstCandidateIsStoredThenItStopsAndTheKeyIsNowhere
   for (const auto& entry : fs::recursive_directory_iterator(dir / "project")) {
     if (!entry.is_regular_file()) continue;
     ++files;
-    EXPECT_EQ(read_all(entry.path()).find(kKey), std::string::npos) << entry.path();
+    EXPECT_EQ(test::read_text(entry.path()).find(kKey), std::string::npos) << entry.path();
   }
   EXPECT_GT(files, 0);
-  EXPECT_EQ(read_all(dir / "settings.json").find(kKey), std::string::npos);
+  EXPECT_EQ(test::read_text(dir / "settings.json").find(kKey), std::string::npos);
 }
 
 // An answer in KernelBench's form (ModelNew + load_inline): `nova llm` reads it with the workers' Python
@@ -202,7 +195,7 @@ TEST_F(LlmCli, OptimizeWithLlmSearchesEveryGroupAndStopsWithoutAGpu) {
   ASSERT_EQ(store.searches().size(), 2u);
   for (const auto& search : store.searches()) EXPECT_EQ(store.candidates(search.id).size(), 1u);
   for (const auto& entry : fs::recursive_directory_iterator(dir / "project"))
-    if (entry.is_regular_file()) EXPECT_EQ(read_all(entry.path()).find(kKey), std::string::npos) << entry.path();
+    if (entry.is_regular_file()) EXPECT_EQ(test::read_text(entry.path()).find(kKey), std::string::npos) << entry.path();
   EXPECT_EQ(r.out.find(kKey), std::string::npos);
   EXPECT_EQ(r.err.find(kKey), std::string::npos);
 }

@@ -590,6 +590,30 @@ TEST(RecordedSelections, H100Session26BatchedAndTransposedProductsShipOnTensorCo
   EXPECT_EQ(recorded_group(before / "bmm_transposed_tril_logsumexp.json", 2).outcome, GroupOutcome::slower);
 }
 
+// A group a recorded run ships with `rule`, faster than eager beyond both intervals' low ends; and, where
+// `then` names an earlier run, faster cold than it was there, beyond both intervals.
+struct RecordedShip {
+  std::string model;
+  int group;
+  std::string rule;
+  double cold_at_least, wall_at_least;
+  std::filesystem::path then = {};
+};
+
+void expect_ships(const std::filesystem::path& dir, const RecordedShip& x) {
+  SCOPED_TRACE(fmt::format("{} group {}", x.model, x.group));
+  const GroupSelection g = recorded_group(dir / (x.model + ".json"), x.group);
+  EXPECT_EQ(g.outcome, GroupOutcome::ships);
+  EXPECT_NE(g.reason.find("(" + x.rule + ")"), std::string::npos) << g.reason;
+  ASSERT_TRUE(g.cold_interval && g.wall_interval);
+  EXPECT_GT(g.cold_interval->low, x.cold_at_least);
+  EXPECT_GT(g.wall_interval->low, x.wall_at_least);
+  if (x.then.empty()) return;
+  const GroupSelection then = recorded_group(x.then / (x.model + ".json"), x.group);
+  ASSERT_TRUE(then.cold_interval);
+  EXPECT_GT(g.cold_interval->low, then.cold_interval->high) << "faster than in " << x.then.filename();
+}
+
 // Session 27 on an H100: the tensor-core tile's epilogue staged through shared memory (16-byte stores of whole
 // lines) and 3-D convolutions on the implicit GEMM, over all 17 coverage models in one run. Every validated
 // version passed, none slower than eager; 33 of the 47 groups ship a kernel (26 in session 24). The triu product
@@ -603,32 +627,14 @@ TEST(RecordedSelections, H100Session27StagedEpilogueAnd3dConvolutionsOverEveryCo
   const auto before = test::fixtures_dir() / "optimize" / "h100_session26_gemm";
   const auto before_conv = test::fixtures_dir() / "optimize" / "h100_session25_conv_table";
   expect_coverage(dir, 17, 33, 47, 39);
-  struct Shipped {
-    std::string model;
-    int group;
-    std::string rule;
-    double cold_at_least, wall_at_least;
-    std::filesystem::path then;  // the recorded run it is faster than, cold, beyond both intervals
-  };
-  for (const auto& x : std::vector<Shipped>{
+  for (const auto& x : std::vector<RecordedShip>{
            {"bmm_transposed_tril_logsumexp", 2, "gemm_tf32x3", 1.7, 2.7, before},
            {"bmm_transposed_tril_logsumexp", 0, "gemm_tf32x3", 4.5, 4.9, before},
            {"bmm_softmax", 0, "gemm_tf32x3", 1.6, 2.4, before},
            {"adaptive_global_pool", 0, "conv2d_tf32x3", 1.4, 1.4, before_conv},
            {"depthwise_grouped_conv_relu", 2, "conv2d_tf32x3", 1.4, 1.4, before_conv},
-           {"conv3d_batchnorm_mish", 0, "conv3d_tf32x3", 2.3, 2.3, {}}}) {
-    SCOPED_TRACE(fmt::format("{} group {}", x.model, x.group));
-    const GroupSelection g = recorded_group(dir / (x.model + ".json"), x.group);
-    EXPECT_EQ(g.outcome, GroupOutcome::ships);
-    EXPECT_NE(g.reason.find("(" + x.rule + ")"), std::string::npos) << g.reason;
-    ASSERT_TRUE(g.cold_interval && g.wall_interval);
-    EXPECT_GT(g.cold_interval->low, x.cold_at_least);
-    EXPECT_GT(g.wall_interval->low, x.wall_at_least);
-    if (x.then.empty()) continue;
-    const GroupSelection then = recorded_group(x.then / (x.model + ".json"), x.group);
-    ASSERT_TRUE(then.cold_interval);
-    EXPECT_GT(g.cold_interval->low, then.cold_interval->high) << "staged stores are faster";
-  }
+           {"conv3d_batchnorm_mish", 0, "conv3d_tf32x3", 2.3, 2.3}})
+    expect_ships(dir, x);  // staged stores are faster than session 26's and 25's
   // Before, the 3-D convolution was declined by the generator, and the transposed 3-D one too.
   const auto s25 = test::fixtures_dir() / "optimize" / "h100_session25_coverage2";
   EXPECT_EQ(recorded_group(s25 / "conv3d_batchnorm_mish.json", 0).outcome, GroupOutcome::not_generated);
@@ -657,28 +663,15 @@ TEST(RecordedSelections, H100Session28TransposedDepthwiseBatchNormIndicesAndRows
   const auto dir = test::fixtures_dir() / "optimize" / "h100_session28_coverage";
   const auto before = test::fixtures_dir() / "optimize" / "h100_session27_coverage";
   expect_coverage(dir, 6, 15, 18, 17);
-  struct Shipped {
-    std::string model;
-    int group;
-    std::string rule;
-    double cold_at_least, wall_at_least;
-  };
-  for (const auto& x : std::vector<Shipped>{{"conv_transpose2d_maxpool_hardtanh", 0, "conv_transpose2d_tf32x3", 1.8, 1.8},
+  for (const auto& x : std::vector<RecordedShip>{{"conv_transpose2d_maxpool_hardtanh", 0, "conv_transpose2d_tf32x3", 1.8, 1.8},
                                             {"conv_transpose3d_avgpool_gelu", 0, "conv_transpose3d_tf32x3", 1.55, 1.55},
                                             {"conv_transpose3d_avgpool_gelu", 2, "row_mean", 2.4, 1.8},
                                             {"depthwise_grouped_conv_relu", 0, "conv2d_depthwise", 5.7, 5.0},
                                             {"conv3d_batchnorm_mish", 2, "batch_norm_train", 3.1, 2.8},
                                             {"reductions_any_dim", 0, "row_mean", 2.8, 3.2},
                                             {"reductions_any_dim", 2, "window_reduce", 1.8, 1.4},
-                                            {"bmm_transposed_tril_logsumexp", 0, "gemm_row_logsumexp", 3.8, 4.4}}) {
-    SCOPED_TRACE(fmt::format("{} group {}", x.model, x.group));
-    const GroupSelection g = recorded_group(dir / (x.model + ".json"), x.group);
-    EXPECT_EQ(g.outcome, GroupOutcome::ships);
-    EXPECT_NE(g.reason.find("(" + x.rule + ")"), std::string::npos) << g.reason;
-    ASSERT_TRUE(g.cold_interval && g.wall_interval);
-    EXPECT_GT(g.cold_interval->low, x.cold_at_least);
-    EXPECT_GT(g.wall_interval->low, x.wall_at_least);
-  }
+                                            {"bmm_transposed_tril_logsumexp", 0, "gemm_row_logsumexp", 3.8, 4.4}})
+    expect_ships(dir, x);
   // What these groups were in session 27: kept eager, declined by the generator, or a smaller win.
   EXPECT_EQ(recorded_group(before / "depthwise_grouped_conv_relu.json", 0).outcome, GroupOutcome::slower);
   for (int group : {0, 2, 4})
@@ -692,10 +685,7 @@ TEST(RecordedSelections, H100Session28TransposedDepthwiseBatchNormIndicesAndRows
   EXPECT_EQ(argmax.outcome, GroupOutcome::slower);
   EXPECT_NE(argmax.reason.find("declined: slower than eager"), std::string::npos) << argmax.reason;
   // The run's two benchmark failures were the truncated reference file, not the kernels.
-  std::ifstream text(dir / "optimize.txt");
-  std::stringstream ss;
-  ss << text.rdbuf();
-  EXPECT_NE(ss.str().find("group0.reference.py: no get_inputs()"), std::string::npos);
+  EXPECT_NE(test::read_text(dir / "optimize.txt").find("group0.reference.py: no get_inputs()"), std::string::npos);
   // Intake: the first model on the fresh box under 10 s, every later one under 1 s.
   const std::vector<double> intake = recorded_intake_seconds(dir);
   ASSERT_EQ(intake.size(), 6u);

@@ -1,6 +1,8 @@
 #include "support/test_paths.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -40,5 +42,12 @@ fs::path test_output_dir() {
 }
 
 fs::path nova_binary() { return fs::path(NOVA_BINARY_DIR) / "app" / "nova"; }
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 }  // namespace nova::test

@@ -18,5 +18,7 @@ std::filesystem::path nova_binary();  // the built `nova` executable
 // <build>/test-output, or $NOVA_TEST_OUTPUT (a test binary carried to another machine): screenshots
 // and recordings a person looks at after the tests.
 std::filesystem::path test_output_dir();
+// A file's whole content ("" where it cannot be read).
+std::string read_text(const std::filesystem::path& path);
 
 }  // namespace nova::test
