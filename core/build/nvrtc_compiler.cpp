@@ -1,9 +1,11 @@
 #include "core/build/nvrtc_compiler.h"
 #include "core/env/build_info.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nvrtc.h>
@@ -35,6 +37,22 @@ void write_file_atomic(const fs::path& p, const std::string& data) {
   fs::rename(tmp, p, ec);
 }
 
+// A digest of every header a source may include from kernels/ (path and content): a cubin built
+// against other headers is another output. Read once per process (the headers ship with nova).
+const std::string& headers_digest() {
+  static const std::string digest = [] {
+    std::vector<fs::path> headers;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(kernels_dir(), ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec)) headers.push_back(it->path());
+    std::sort(headers.begin(), headers.end());
+    std::string all;
+    for (const auto& h : headers) all += h.lexically_relative(kernels_dir()).string() + "\n" + read_file(h) + "\n";
+    return fmt::format("{:016x} ({} files)", fnv1a64(all), headers.size());
+  }();
+  return digest;
+}
+
 }  // namespace
 
 NvrtcCompiler::NvrtcCompiler(fs::path cache_dir) : cache_dir_(std::move(cache_dir)) {
@@ -62,7 +80,7 @@ NvrtcResult NvrtcCompiler::compile(const std::string& source, const std::string&
   options.insert(options.end(), extra_options.begin(), extra_options.end());
 
   // The key holds everything that decides the output; a hit needs the stored key to match exactly.
-  std::string key = "nvrtc " + nvrtc_version() + "\n";
+  std::string key = "nvrtc " + nvrtc_version() + "\nheaders " + headers_digest() + "\n";
   for (const auto& o : options) key += o + "\n";
   key += "--\n" + source;
   std::string stem = fmt::format("{:016x}-{}", fnv1a64(key), arch);

@@ -1,7 +1,10 @@
 #include "core/build/nvrtc_compiler.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
+#include "core/env/resource_paths.h"
 #include "support/test_paths.h"
 
 namespace nova {
@@ -28,6 +31,28 @@ TEST(NvrtcCompiler, CompilesForSm90WithoutAGpuAndCachesTheCubin) {
   EXPECT_FALSE(c.compile(std::string(kScale) + "\n", "scale.cu", "sm_90").cache_hit);
   EXPECT_FALSE(c.compile(kScale, "scale.cu", "sm_80").cache_hit);
   EXPECT_FALSE(c.compile(kScale, "scale.cu", "sm_90", {"-DNOVA_X=1"}).cache_hit);
+}
+
+// The headers under kernels/ (common.cuh, the tensor-core tile, ...) decide a cubin as much as its source:
+// each cache entry's key holds a digest of all of them, so a cubin built against older headers is not
+// found after they change.
+TEST(NvrtcCompiler, TheCacheKeyHoldsTheKernelsHeaders) {
+  const auto dir = test::scratch_dir("nvrtc_cache_headers");
+  NvrtcCompiler c(dir);
+  ASSERT_TRUE(c.compile(kScale, "scale.cu", "sm_90").ok);
+  std::size_t headers = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(kernels_dir()))
+    if (e.is_regular_file()) ++headers;
+  ASSERT_GE(headers, 5u);  // common.cuh, gemm_tf32x3.cuh, conv_gather.cuh, depthwise.cuh, batch_norm.cuh
+  int keys = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".key") continue;
+    ++keys;
+    const std::string key = test::read_text(e.path());
+    EXPECT_NE(key.find("\nheaders "), std::string::npos) << key;
+    EXPECT_NE(key.find("(" + std::to_string(headers) + " files)"), std::string::npos) << key;
+  }
+  EXPECT_EQ(keys, 1);
 }
 
 TEST(NvrtcCompiler, ReportsErrorsWithFileAndLine) {
