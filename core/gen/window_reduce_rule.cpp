@@ -349,35 +349,35 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   const std::string name = fmt::format("nova_g{}_window_{}", ctx.group.id, kind);
   RuleOutput r;
   r.rule = "window_reduce";
+  // The kernel: one thread per result walking its window, or (wide) a block per result striding over
+  // it and a block reduction; the same body, epilogue and stores either way.
   const char* warp_op = w.combine == Combine::Max ? "warp_max" : w.combine == Combine::Min ? "warp_min" : "warp_sum";
-  r.kernels = wide ? fmt::format(
-      "// {target} of {in} into {res}: a block of {B} threads per result element ({count} of them) strides\n"
-      "// over its window of {span} elements, then a block reduction in a fixed order, the epilogue and one store.\n"
-      "extern \"C\" __global__ void __launch_bounds__({B}) {name}(\n    {params}) {{\n"
-      "  __shared__ float scratch[{warps}];\n"
-      "  const long long f = blockIdx.x;\n{setup}  float acc = {init};\n{loops}{inner}{close}"
-      "  acc = nova::block_reduce<nova::{warp_op}>(acc, scratch, {init});\n"
-      "  if (threadIdx.x != 0) return;\n"
+  const std::string what = fmt::format("// {} of {} into {}: ", a.target, GroupContext::shape_text(in_shape),
+                                       GroupContext::shape_text(result.shape));
+  const std::string how =
+      wide ? fmt::format("a block of {} threads per result element ({} of them) strides\n// over its window of {} "
+                         "elements, then a block reduction in a fixed order, the epilogue and one store.\n",
+                         kWideThreads, count, w.span)
+           : fmt::format("one thread per result element walks its window (up to {}\n// elements), then the "
+                         "epilogue and one store.\n",
+                         w.span);
+  const std::string first =
+      wide ? fmt::format("  __shared__ float scratch[{}];\n  const long long f = blockIdx.x;\n", kWideThreads / 32)
+           : fmt::format("  const long long f = blockIdx.x * {}LL + threadIdx.x;\n  if (f >= {}LL) return;\n", kThreads,
+                         count);
+  const std::string combine =
+      wide ? fmt::format("  acc = nova::block_reduce<nova::{}>(acc, scratch, {});\n  if (threadIdx.x != 0) return;\n",
+                         warp_op, init)
+           : "";
+  r.kernels = fmt::format(
+      "{what}{how}extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
+      "{first}{setup}  float acc = {init};\n{idx}{loops}{inner}{close}{combine}"
       "  const float reduced = {reduced};\n  (void)reduced;\n{stores}}}\n\n",
-      fmt::arg("target", a.target), fmt::arg("in", GroupContext::shape_text(in_shape)),
-      fmt::arg("res", GroupContext::shape_text(result.shape)), fmt::arg("span", w.span), fmt::arg("B", kWideThreads),
-      fmt::arg("count", count), fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()),
-      fmt::arg("warps", kWideThreads / 32), fmt::arg("setup", setup), fmt::arg("init", init), fmt::arg("loops", loops),
-      fmt::arg("inner", inner), fmt::arg("close", close), fmt::arg("warp_op", warp_op), fmt::arg("reduced", reduced),
-      fmt::arg("stores", stores))
-                     : fmt::format(
-      "// {target} of {in} into {res}: one thread per result element walks its window (up to {span}\n"
-      "// elements), then the epilogue and one store.\n"
-      "extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
-      "  const long long f = blockIdx.x * {T}LL + threadIdx.x;\n"
-      "  if (f >= {count}LL) return;\n{setup}  float acc = {init};\n{idx}{loops}{inner}{close}"
-      "  const float reduced = {reduced};\n  (void)reduced;\n{stores}}}\n\n",
-      fmt::arg("target", a.target), fmt::arg("in", GroupContext::shape_text(in_shape)),
-      fmt::arg("res", GroupContext::shape_text(result.shape)), fmt::arg("span", w.span), fmt::arg("T", kThreads),
-      fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("count", count),
-      fmt::arg("setup", setup), fmt::arg("init", init), fmt::arg("loops", loops), fmt::arg("inner", inner),
-      fmt::arg("close", close), fmt::arg("reduced", reduced), fmt::arg("stores", stores),
-      fmt::arg("idx", w.indexed ? "  long long idx = 0;\n" : ""));
+      fmt::arg("what", what), fmt::arg("how", how), fmt::arg("T", wide ? kWideThreads : kThreads),
+      fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("first", first),
+      fmt::arg("setup", setup), fmt::arg("init", init), fmt::arg("idx", w.indexed ? "  long long idx = 0;\n" : ""),
+      fmt::arg("loops", loops), fmt::arg("inner", inner), fmt::arg("close", close), fmt::arg("combine", combine),
+      fmt::arg("reduced", reduced), fmt::arg("stores", stores));
   r.plan = ctx.base_plan();
   PlanStep s;
   s.type = "kernel";
