@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include "core/env/atomic_file.h"
 #include "core/env/fnv1a.h"
 #include "core/env/resource_paths.h"
 
@@ -25,16 +27,12 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
-void write_file_atomic(const fs::path& p, const std::string& data) {
-  fs::path tmp = p;
-  tmp += fmt::format(".tmp{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out.flush()) return;  // a cache that cannot be written is only slower
+// A cache that cannot be written is only slower.
+void write_cache_file(const fs::path& p, const std::string& data) {
+  try {
+    write_file_atomically(p, data);  // a unique temporary per call: compiles run on several threads
+  } catch (const std::runtime_error&) {
   }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
 }
 
 // A digest of every header a source may include from kernels/ (path and content): a cubin built
@@ -127,8 +125,8 @@ NvrtcResult NvrtcCompiler::compile(const std::string& source, const std::string&
   r.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (r.ok) {
     fs::create_directories(cache_dir_, ec);
-    write_file_atomic(cubin_path, r.cubin);
-    write_file_atomic(key_path, key);
+    write_cache_file(cubin_path, r.cubin);
+    write_cache_file(key_path, key);
   }
   return r;
 }

@@ -50,15 +50,16 @@ def compare(got, want, tol) -> schemas.Comparison:
         return res
     if not want.is_floating_point() and not want.is_complex():
         # Integer results (argmax's positions, counters) are exact or wrong: no tolerance.
-        same_dtype = got.dtype == want.dtype
-        wrong = int((got.detach().to(want.dtype) != want.detach()).sum()) if same_dtype else want.numel()
-        reason = "" if same_dtype and not wrong else (
-            f"dtype {res['dtype']}, expected {str(want.dtype).replace('torch.', '')}" if not same_dtype
-            else f"{wrong} of {want.numel()} integer values differ from the reference's")
-        res.update(ok=same_dtype and not wrong, reason=reason, max_abs=None if wrong else 0.0, max_rel=None if wrong else 0.0,
-                   nonfinite=0)
-        if wrong and same_dtype:
-            res["max_abs"] = _num(float((got.detach().double() - want.detach().double()).abs().max()))
+        res.update(ok=False, max_abs=None, max_rel=None, nonfinite=0)
+        if got.dtype != want.dtype:
+            res["reason"] = f"dtype {res['dtype']}, expected {str(want.dtype).replace('torch.', '')}"
+            return res
+        wrong = int((got != want).sum())
+        if wrong:
+            res["reason"] = f"{wrong} of {want.numel()} integer values differ from the reference's"
+            res["max_abs"] = _num(float((got.double() - want.double()).abs().max()))
+            return res
+        res.update(ok=True, reason="", max_abs=0.0, max_rel=0.0)
         return res
     g = got.detach().to(torch.float64)
     w = want.detach().to(torch.float64)
