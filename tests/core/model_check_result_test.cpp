@@ -425,6 +425,36 @@ void expect_compiled_ties_cold(const ModelCheckResult& r) {
   EXPECT_GT(compiled->value, 0.98) << compiled->text();
 }
 
+// tiny_transformer_block and mlp_block are faster than torch.compile of the original, cold and wall, beyond the noise.
+void expect_transformer_and_mlp_faster_than_compile(const RecordedChecks& checks) {
+  for (const std::string model : {"tiny_transformer_block", "mlp_block"})
+    for (const std::string mode : {"cold", "wall"}) {
+      SCOPED_TRACE(model + " " + mode);
+      const ModelRatio* vs_compile = checks.by_model.at(model).ratio(mode, "optimized", "compile");
+      ASSERT_TRUE(vs_compile && vs_compile->interval);
+      EXPECT_TRUE(vs_compile->interval->above_one()) << vs_compile->text();
+    }
+}
+
+// The geometric means over the nine models of the optimized model against eager and torch.compile, cold and wall.
+void expect_geomeans_at_least(const RecordedChecks& checks, double cold_eager, double wall_eager, double cold_compile,
+                              double wall_compile) {
+  EXPECT_GT(checks.geomean.at({"cold", "optimized", "eager"}), cold_eager);
+  EXPECT_GT(checks.geomean.at({"wall", "optimized", "eager"}), wall_eager);
+  EXPECT_GT(checks.geomean.at({"cold", "optimized", "compile"}), cold_compile);
+  EXPECT_GT(checks.geomean.at({"wall", "optimized", "compile"}), wall_compile);
+}
+
+// The client's path for the three models of a session (fresh venv, pip install, the package's pytest), with the
+// counts of sessions 27 on.
+void expect_client_path_passed(const std::string& session) {
+  for (const auto& [model, summary] : std::vector<std::pair<std::string, std::string>>{
+           {"conv2d_min_add_multiply", "23 passed, "},
+           {"mlp_block", "46 passed, 1 skipped in "},
+           {"tiny_transformer_block", "78 passed, 1 skipped in "}})
+    expect_package_tests_passed(session, model, summary);
+}
+
 // Session 24 (another H100 lease, the same stores): every shared example faster than eager, cold and wall,
 // each cold ratio within 5% of session 23's (eight within 1%; matmul_scaling_residual_add 2.79x against
 // 2.70x); torch.compile of the optimized model ties it cold.
@@ -454,18 +484,8 @@ TEST(ModelCheckResult, RecordedSession27FreshStoresOnTheGpu) {
   const RecordedChecks s27 = expect_every_shared_example_faster("h100_session27");
   const RecordedChecks s24 = expect_every_shared_example_faster("h100_session24");
   ASSERT_EQ(s27.by_model.size(), 9u);
-  EXPECT_GT(s27.geomean.at({"cold", "optimized", "eager"}), 2.3);
-  EXPECT_GT(s27.geomean.at({"wall", "optimized", "eager"}), 2.3);
-  EXPECT_GT(s27.geomean.at({"cold", "optimized", "compile"}), 1.4);
-  EXPECT_GT(s27.geomean.at({"wall", "optimized", "compile"}), 1.7);
-  for (const std::string model : {"tiny_transformer_block", "mlp_block"}) {
-    SCOPED_TRACE(model);
-    for (const std::string mode : {"cold", "wall"}) {
-      const ModelRatio* vs_compile = s27.by_model.at(model).ratio(mode, "optimized", "compile");
-      ASSERT_TRUE(vs_compile && vs_compile->interval);
-      EXPECT_TRUE(vs_compile->interval->above_one()) << vs_compile->text();
-    }
-  }
+  expect_geomeans_at_least(s27, 2.3, 2.3, 1.4, 1.7);
+  expect_transformer_and_mlp_faster_than_compile(s27);
   const ModelRatio* tiny = s27.by_model.at("tiny_transformer_block").ratio("cold", "optimized", "eager");
   const ModelRatio* tiny24 = s24.by_model.at("tiny_transformer_block").ratio("cold", "optimized", "eager");
   ASSERT_TRUE(tiny && tiny->interval && tiny24 && tiny24->interval);
@@ -474,11 +494,27 @@ TEST(ModelCheckResult, RecordedSession27FreshStoresOnTheGpu) {
     SCOPED_TRACE(model);
     expect_compiled_ties_cold(r);
   }
-  for (const auto& [model, summary] : std::vector<std::pair<std::string, std::string>>{
-           {"conv2d_min_add_multiply", "23 passed, "},
-           {"mlp_block", "46 passed, 1 skipped in "},
-           {"tiny_transformer_block", "78 passed, 1 skipped in "}})
-    expect_package_tests_passed("h100_session27", model, summary);
+  expect_client_path_passed("h100_session27");
+}
+
+// Session 29 (an H100, the shared examples optimized afresh by this build, after session 28's changes: the
+// NaN-propagating warp max, atomic reference writes, the headers in the NVRTC cache key): the nine whole models
+// repeat session 27 cold within 4% (matmul_scaling_residual_add 2.07x against 2.00x, the rest within 1%); over the
+// nine 2.40x eager cold, 2.37x wall, 1.48x torch.compile cold, 1.85x wall. torch.compile of the optimized model
+// still ties it cold (0.997-1.018x) and is slower in wall. The client's path: the package's pytest passed in a
+// fresh venv for the three models, with the same counts as session 27.
+TEST(ModelCheckResult, RecordedSession29RepeatsSession27OnTheCurrentBuild) {
+  const RecordedChecks s29 = expect_every_shared_example_faster("h100_session29");
+  const RecordedChecks s27 = expect_every_shared_example_faster("h100_session27");
+  ASSERT_EQ(s29.by_model.size(), 9u);
+  expect_geomeans_at_least(s29, 2.3, 2.3, 1.4, 1.7);
+  expect_transformer_and_mlp_faster_than_compile(s29);
+  for (const auto& [model, r] : s29.by_model) {
+    SCOPED_TRACE(model);
+    expect_cold_repeats(r, s27.by_model.at(model), 0.04);
+    expect_compiled_ties_cold(r);
+  }
+  expect_client_path_passed("h100_session29");
 }
 
 // The client's path in session 23 (fresh venv, `pip install --no-build-isolation`, the package's own pytest):
