@@ -138,7 +138,13 @@ std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
   tensor_cores.gemm_tf32x3 = true;
   Candidate c = BuiltinGenerator(tensor_cores).generate(graph, group);
   if (c.declined || c.origin.rule == generate(graph, group).origin.rule) return {};
-  return {c};
+  std::vector<Candidate> out{c};
+  // Where the tensor-core form split K (two launches), the one-launch form with small tiles beside it:
+  // faster on the GPU or not, it costs one launch and no partials temp per call.
+  tensor_cores.gemm_split_k = false;
+  Candidate whole_k = BuiltinGenerator(tensor_cores).generate(graph, group);
+  if (!whole_k.declined && whole_k.origin.rule == "gemm_tf32x3_whole_k") out.push_back(std::move(whole_k));
+  return out;
 }
 
 std::vector<Candidate> BuiltinGenerator::generate_all(const ModelGraph& graph) const {

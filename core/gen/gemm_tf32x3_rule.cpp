@@ -20,6 +20,9 @@ constexpr TensorCoreTile kNkTiles[] = {{"nova::Tf32x3_128x64", 128, 64, 128, 2, 
 // B [K, N] (n contiguous): the k-major W tile, loaded 16 bytes along n.
 constexpr TensorCoreTile kKnTiles[] = {{"nova::Tf32x3Kn_128x64", 128, 64, 128, 2, 100352},
                                        {"nova::Tf32x3Kn_64x64", 64, 64, 128, 3, 67584}};
+// The small tiles, for an output too small to fill the GPU when split K is off (one launch).
+constexpr TensorCoreTile kSmallNkTile = {"nova::Tf32x3_32x32", 32, 32, 128, 4, 32768};
+constexpr TensorCoreTile kSmallKnTile = {"nova::Tf32x3Kn_32x32", 32, 32, 128, 4, 34816};
 
 std::string mask_type(const GemmOperand& o) {
   if (o.mask == GemmOperand::Mask::none) return "nova::tf32x3::NoMask";
@@ -91,6 +94,17 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
     while (tiles_of(tile) * split * 2 <= ctx.target.sm_count && s.k % (split * 2 * 32) == 0 &&
            s.k / (split * 2) >= 64)
       split *= 2;
+  // Without split K: the 32x32 tile over the whole K in one launch, where it gives enough blocks and K is
+  // short; otherwise this form does not apply (the split one is the only tensor-core form offered).
+  const bool whole_k = split > 1 && !ctx.target.gemm_split_k;
+  if (whole_k) {
+    const TensorCoreTile* small = kn ? &kSmallKnTile : &kSmallNkTile;
+    if (s.m % small->bm != 0 || s.n % small->bn != 0 || s.k > kSmallTileMaxK ||
+        tiles_of(small) * 8 < ctx.target.sm_count)
+      return std::nullopt;
+    tile = small;
+    split = 1;
+  }
   const std::int64_t slice = s.k / split;
   if (s.m / tile->bm > 65535 || s.batch > 65535) return std::nullopt;  // the grid's y and z limits
 
@@ -251,7 +265,9 @@ extern "C" __global__ void __launch_bounds__(256) {name}(
         fmt::arg("split", split), fmt::arg("name", sum_name), fmt::arg("params", params),
         fmt::arg("mn", s.m * s.n), fmt::arg("n", s.n), fmt::arg("bias", bias), fmt::arg("store", store));
 
-  out.rule = "gemm_tf32x3";
+  // The one-launch form is a rule of its own: a project keeps the newest version of each rule per group,
+  // and both forms are measured.
+  out.rule = whole_k ? "gemm_tf32x3_whole_k" : "gemm_tf32x3";
   PlanStep step;
   step.type = "kernel";
   step.kernel = name;
@@ -277,7 +293,8 @@ extern "C" __global__ void __launch_bounds__(256) {name}(
       "eager while closer to float64",
       materialized.empty() ? "" : materialized + " materialized first, then a ",
       step.grid[0] * step.grid[1] * step.grid[2], tile->bm, tile->bn,
-      split > 1 ? fmt::format(" (K split in {} slices of {}, their partials then added with the epilogue)", split, slice)
+      split > 1   ? fmt::format(" (K split in {} slices of {}, their partials then added with the epilogue)", split, slice)
+      : whole_k ? fmt::format(" (each block over the whole K of {} in one launch, no split)", s.k)
                 : "",
       macs / 1e6, mask_text(a, "A"),
       mask_text(b, "B"));

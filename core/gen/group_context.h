@@ -26,6 +26,11 @@ struct GenerationTarget {
   // check against eager. Off by default: BuiltinGenerator::alternatives then offers it beside the
   // library form.
   bool gemm_tf32x3 = false;
+  // A tensor-core GEMM whose output has too few tiles to fill the GPU and whose K is long splits K: each
+  // block sums a slice, a second kernel adds the slices with the epilogue (two launches and a partials
+  // temp). Off: a block per 32x32 tile over the whole K, one launch, where K is at most
+  // GemmTf32x3Rule::kSmallTileMaxK (BuiltinGenerator::alternatives offers that form beside the split).
+  bool gemm_split_k = true;
 };
 
 struct GroupContext {

@@ -491,6 +491,9 @@ struct Tf32x3Tile {
 //   name               block     warps  warp tile  stages  threads  smem bytes
 using Tf32x3_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2>;  //  2x2  64x32  4  128   98304
 using Tf32x3_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3>;    //  2x2  32x32  4  128   65536
+// Small outputs with a short K (GemmTf32x3Rule without split K): a block per 32x32 tile over the whole K,
+// one launch where split K takes two.
+using Tf32x3_32x32 = Tf32x3Tile<32, 32, 32, 2, 2, 4, 4>;    //  2x2  16x16  4  128   32768
 // With the gathered W operand (an implicit-GEMM convolution: M output channels, N output pixels).
 using Tf32x3Gather_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2, true>;  //  2x2  64x32  4  128  100352
 using Tf32x3Gather_64x128 = Tf32x3Tile<64, 128, 32, 2, 2, 4, 2, true>;  //  2x2  32x64  4  128  100352
@@ -500,5 +503,6 @@ using Tf32x3Gather3_64x128 = Tf32x3Tile<64, 128, 32, 2, 2, 3, 2, true>;  //  2x2
 // With B [K, N] stored n-contiguous (mainloop_kn: x @ w, a batched matmul of plain operands).
 using Tf32x3Kn_128x64 = Tf32x3Tile<128, 64, 32, 2, 2, 4, 2, true>;  //  2x2  64x32  4  128  100352
 using Tf32x3Kn_64x64 = Tf32x3Tile<64, 64, 32, 2, 2, 4, 3, true>;    //  2x2  32x32  4  128   67584
+using Tf32x3Kn_32x32 = Tf32x3Tile<32, 32, 32, 2, 2, 4, 4, true>;    //  2x2  16x16  4  128   34816
 
 }  // namespace nova

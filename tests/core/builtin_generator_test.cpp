@@ -512,6 +512,28 @@ TEST(BuiltinGenerator, BatchedAndTransposedProductsGetTheTensorCoreFormWithOpera
   EXPECT_TRUE(StaticChecker().check_candidate(split).refusals.empty());
   NvrtcResult split_compiled = nvrtc.compile(split.cuda_source, "split.cu", "sm_90");
   EXPECT_TRUE(split_compiled.ok) << split_compiled.log;
+  // Beside it the one-launch form (split K measured 1.41x cold but 0.87x wall: two launches and a temp per
+  // call): a block per 32x32 tile over the whole K, the bias in its staged epilogue, no temp.
+  const std::vector<Candidate> both = BuiltinGenerator().alternatives(small, small.groups[0]);
+  ASSERT_EQ(both.size(), 2u);
+  const Candidate& whole = both[1];
+  EXPECT_EQ(whole.origin.rule, "gemm_tf32x3_whole_k");
+  ASSERT_EQ(whole.plan.steps.size(), 1u);
+  EXPECT_EQ(whole.plan.steps[0].grid, (std::array<std::int64_t, 3>{8, 4, 1}));
+  EXPECT_EQ(whole.plan.steps[0].block, (std::array<std::int64_t, 3>{128, 1, 1}));
+  EXPECT_EQ(whole.plan.steps[0].shared_bytes, 32768);
+  EXPECT_TRUE(whole.plan.temps.empty());
+  EXPECT_NE(whole.cuda_source.find("nova::Tf32x3_32x32 tile;"), std::string::npos) << whole.cuda_source;
+  EXPECT_NE(whole.cuda_source.find("tile.mainloop_at(in_x, 512, in_p_fc_weight, 512, 512, blockIdx.y * 32, blockIdx.x * 32,"),
+            std::string::npos);
+  EXPECT_NE(whole.cuda_source.find("const float gemm = acc + nova::to_f(in_p_fc_bias[col]);"), std::string::npos);
+  EXPECT_TRUE(StaticChecker().check_candidate(whole).refusals.empty());
+  NvrtcResult whole_compiled = nvrtc.compile(whole.cuda_source, "whole.cu", "sm_90");
+  EXPECT_TRUE(whole_compiled.ok) << whole_compiled.log;
+  // Where the tensor-core form needs no split, there is no second one: tiny_transformer_block's projections.
+  ModelGraph transformer = test::graph_fixture("tiny_transformer_block");
+  for (const auto& g : transformer.groups)
+    EXPECT_LE(BuiltinGenerator().alternatives(transformer, g).size(), 1u) << g.id;
 
   // Operands that are neither k- nor n-contiguous stay with the library: x.T @ y reads x's columns.
   ModelGraph gram = test::graph_fixture("coverage/linear_softmax_sum");

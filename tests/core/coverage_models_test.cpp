@@ -61,8 +61,9 @@ std::vector<std::string> expected_alternatives(const std::string& model, int gro
   static const std::map<std::pair<std::string, int>, std::vector<std::string>> table = {
       {{"adaptive_global_pool", 0}, {"conv2d_tf32x3"}},
       {{"bmm_transposed_tril_logsumexp", 1}, {"gemm_tf32x3"}},  // x.triu() @ w.T
-      {{"linear_softmax_sum", 0}, {"gemm_tf32x3"}},             // 128x512 -> 256: K split in 8
-      {{"linear_softmax_sum", 3}, {"gemm_tf32x3"}},
+      // 128x512 -> 256: K split in 8, and the whole K on 32x32 tiles in one launch
+      {{"linear_softmax_sum", 0}, {"gemm_tf32x3", "gemm_tf32x3_whole_k"}},
+      {{"linear_softmax_sum", 3}, {"gemm_tf32x3", "gemm_tf32x3_whole_k"}},
       {{"conv3d_batchnorm_mish", 0}, {"conv3d_tf32x3"}},  // the bare 3-D convolution, 3x3x5 taps
       {{"conv_transpose2d_maxpool_hardtanh", 0}, {"conv_transpose2d_tf32x3"}},  // by output phase
       {{"conv_transpose3d_avgpool_gelu", 0}, {"conv_transpose3d_tf32x3"}},
