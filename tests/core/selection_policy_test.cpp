@@ -440,6 +440,22 @@ std::vector<double> recorded_intake_seconds(const std::filesystem::path& dir) {
   return seconds;
 }
 
+// The longest validation of a run, in seconds: the largest elapsed time of any "validate vN [P%, S s]" progress
+// line of its log (the last step a validation reported; several ran side by side).
+int recorded_longest_validation_seconds(const std::filesystem::path& dir) {
+  std::ifstream log(dir / "optimize.log");
+  EXPECT_TRUE(log) << "missing fixture " << (dir / "optimize.log");
+  int longest = -1;
+  std::string line;
+  while (std::getline(log, line)) {
+    const auto at = line.find("  validate v");
+    const auto comma = line.find("%, ");
+    if (at != 0 || comma == std::string::npos) continue;
+    longest = std::max(longest, std::stoi(line.substr(comma + 3)));
+  }
+  return longest;
+}
+
 // A run's intake times: `count` models, the first (which imports torch on the fresh box) under `first_under`
 // seconds, every later one under `others_under`.
 void expect_intake_seconds(const std::filesystem::path& dir, std::size_t count, double first_under, double others_under) {
@@ -728,6 +744,11 @@ TEST(RecordedSelections, H100Session29EveryCoverageModelWithABlockPerResultForLo
   }
   EXPECT_EQ(test::read_text(dir / "optimize.txt").find("no get_inputs()"), std::string::npos);
   expect_intake_seconds(dir, 17, 10.0, 2.0);
+  // Validation (5 trials and the second shape, four side by side): none past 30 s (the longest, 27 s, is
+  // activation_chain's group 2, 134 MB a call).
+  const int longest = recorded_longest_validation_seconds(dir);
+  EXPECT_GT(longest, 0);
+  EXPECT_LE(longest, 30);
 }
 
 // Session 29's run of the eleven shared-example models on the same build: 22 groups, 21 ship, every one benchmarked;
