@@ -133,13 +133,15 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
 
 std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
                                                       const FusionGroup& group) const {
-  if (target_.gemm_tf32x3) return {};  // the tensor-core GEMM is already the primary where it applies
+  std::vector<Candidate> out;
   GenerationTarget tensor_cores = target_;
   tensor_cores.gemm_tf32x3 = true;
-  Candidate c = BuiltinGenerator(tensor_cores).generate(graph, group);
-  if (c.declined || c.origin.rule == generate(graph, group).origin.rule) return {};
-  std::vector<Candidate> out{c};
-  // Where the tensor-core form split K (two launches), the one-launch form with small tiles beside it:
+  if (!target_.gemm_tf32x3) {  // else the tensor-core GEMM is already the primary where it applies
+    Candidate c = BuiltinGenerator(tensor_cores).generate(graph, group);
+    if (c.declined || c.origin.rule == generate(graph, group).origin.rule) return {};
+    out.push_back(std::move(c));
+  }
+  // Where the tensor-core form splits K (two launches), the one-launch form with small tiles beside it:
   // faster on the GPU or not, it costs one launch and no partials temp per call.
   tensor_cores.gemm_split_k = false;
   Candidate whole_k = BuiltinGenerator(tensor_cores).generate(graph, group);

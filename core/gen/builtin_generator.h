@@ -15,7 +15,7 @@ namespace nova {
 // Which kernels the builtin generator writes. Projects record it with every builtin version, and the
 // studio regenerates a project's groups that an older revision wrote (keeping the old versions). Bump
 // it whenever the emitted kernels or launch plans change (a rule, the pointwise emitter, kernels/).
-inline constexpr int kBuiltinGeneratorRevision = 10;
+inline constexpr int kBuiltinGeneratorRevision = 11;
 
 class BuiltinGenerator {
  public:
@@ -24,9 +24,10 @@ class BuiltinGenerator {
   // The primary candidate: the form the generator expects to pass validation and ship.
   Candidate generate(const ModelGraph& graph, const FusionGroup& group) const;
   // Other forms of the group's kernels, to be validated and benchmarked beside the primary; empty
-  // where there is none. Today: fp32 GEMMs (linear, mm, bmm, matmul) and 2-D convolutions on tensor
-  // cores through the 3xTF32 split (rules gemm_tf32x3 and conv2d_tf32x3; GenerationTarget::gemm_tf32x3 makes them the
-  // primary instead). They are as close to float64 as eager's cuBLAS or cuDNN call or closer, but
+  // where there is none. Today: fp32 GEMMs (linear, mm, bmm, matmul) and convolutions on tensor
+  // cores through the 3xTF32 split (rules gemm_tf32x3, conv2d_tf32x3, ...; GenerationTarget::gemm_tf32x3 makes them
+  // the primary instead), and where that GEMM splits K, the whole K on small tiles in one launch beside it
+  // (gemm_tf32x3_whole_k). They are as close to float64 as eager's cuBLAS or cuDNN call or closer, but
   // sum in another order: validation passes them within tolerance of eager or as "closer to exact
   // than eager" (docs/VERIFY.md), and the benchmark decides which form ships.
   std::vector<Candidate> alternatives(const ModelGraph& graph, const FusionGroup& group) const;

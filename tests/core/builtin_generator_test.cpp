@@ -530,6 +530,14 @@ TEST(BuiltinGenerator, BatchedAndTransposedProductsGetTheTensorCoreFormWithOpera
   EXPECT_TRUE(StaticChecker().check_candidate(whole).refusals.empty());
   NvrtcResult whole_compiled = nvrtc.compile(whole.cuda_source, "whole.cu", "sm_90");
   EXPECT_TRUE(whole_compiled.ok) << whole_compiled.log;
+  // With the tensor-core GEMM as the primary (--gemm-tf32x3), the split form is the primary and the
+  // one-launch form its only alternative.
+  GenerationTarget primary_tf32x3;
+  primary_tf32x3.gemm_tf32x3 = true;
+  EXPECT_EQ(BuiltinGenerator(primary_tf32x3).generate(small, small.groups[0]).plan.steps.size(), 2u);
+  const std::vector<Candidate> beside = BuiltinGenerator(primary_tf32x3).alternatives(small, small.groups[0]);
+  ASSERT_EQ(beside.size(), 1u);
+  EXPECT_EQ(beside[0].cuda_source, whole.cuda_source);
   // Where the tensor-core form needs no split, there is no second one: tiny_transformer_block's projections.
   ModelGraph transformer = test::graph_fixture("tiny_transformer_block");
   for (const auto& g : transformer.groups)
