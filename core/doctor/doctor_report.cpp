@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/worker/child_process.h"
 
@@ -187,6 +188,15 @@ std::string DoctorReport::to_text() const {
       } else {
         o << fmt::format("  torch       cannot be imported: {}\n", python.torch_error);
       }
+      if (python.report_checked) {
+        const auto& m = python.report_missing;
+        const bool no_pdf_only = m.size() == 1 && m.front() == "weasyprint";
+        o << fmt::format("  report      {}\n",
+                         m.empty()      ? "jsonschema, jinja2, matplotlib and weasyprint: HTML and PDF"
+                         : no_pdf_only ? "HTML only: weasyprint is missing (the PDF; packaging/requirements.txt)"
+                                       : fmt::format("nova report cannot run here: missing {} (packaging/requirements.txt)",
+                                                     fmt::join(m, ", ")));
+      }
     } else {
       o << fmt::format("  Python      {}: {}\n", python.interpreter, python.error);
     }
@@ -223,6 +233,7 @@ void to_json(nlohmann::json& j, const PythonInfo& p) {
        {"torch_cuda", p.torch_cuda},
        {"torch_error", p.torch_error},
        {"torch_bytecode", p.torch_bytecode},
+       {"report_missing", p.report_checked ? nlohmann::json(p.report_missing) : nlohmann::json(nullptr)},
        {"cuda_available", p.cuda_available},
        {"cuda_devices", p.cuda_devices}};
 }

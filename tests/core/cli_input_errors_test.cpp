@@ -343,5 +343,42 @@ TEST(CliInputErrors, DoctorReportsABrokenSettingsFileAsAFinding) {
   EXPECT_NE(text.out.find("(broken: defaults used)"), std::string::npos) << text.out;
 }
 
+// `nova doctor` says what `nova report` lacks in the worker's Python (the GPU box's has none of its packages),
+// from what the interpreter answers: here stand-in interpreters that answer as the worker's env_info would.
+TEST(CliInputErrors, DoctorSaysWhichReportPackagesTheWorkerPythonLacks) {
+  auto dir = test::scratch_dir("cli_doctor_report_packages");
+  const auto interpreter = [&](const std::string& name, const std::string& missing) {
+    fs::path script = dir / name;
+    std::ofstream(script) << "#!/bin/sh\necho '{\"executable\": \"/fake/python\", \"python\": \"3.12.3\", "
+                             "\"torch_ok\": true, \"torch\": \"2.11.0\", \"torch_cuda\": \"13.0\", "
+                             "\"cuda_available\": false, \"devices\": []"
+                          << missing << "}'\n";
+    fs::permissions(script, fs::perms::owner_all);
+    return script.string();
+  };
+  const auto doctor = [&](const std::string& python, bool json) {
+    std::vector<std::string> args{"doctor", "--python", python};
+    if (json) args.push_back("--json");
+    auto r = nova_run(args);
+    EXPECT_EQ(r.status.code, 0) << r.err;
+    return r.out;
+  };
+  const std::string none = interpreter("none.sh", R"(, "report_missing": ["jsonschema", "matplotlib", "weasyprint"])");
+  EXPECT_NE(doctor(none, false).find("  report      nova report cannot run here: missing jsonschema, matplotlib, "
+                                     "weasyprint (packaging/requirements.txt)\n"),
+            std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(doctor(none, true))["python"]["report_missing"],
+            (nlohmann::json{"jsonschema", "matplotlib", "weasyprint"}));
+  const std::string no_pdf = interpreter("no_pdf.sh", R"(, "report_missing": ["weasyprint"])");
+  EXPECT_NE(doctor(no_pdf, false).find("  report      HTML only: weasyprint is missing"), std::string::npos);
+  const std::string all = interpreter("all.sh", R"(, "report_missing": [])");
+  EXPECT_NE(doctor(all, false).find("  report      jsonschema, jinja2, matplotlib and weasyprint: HTML and PDF"),
+            std::string::npos);
+  // An interpreter that does not say (an older worker package): no line, and null in the JSON.
+  const std::string silent = interpreter("silent.sh", "");
+  EXPECT_EQ(doctor(silent, false).find("  report  "), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(doctor(silent, true))["python"]["report_missing"].is_null());
+}
+
 }  // namespace
 }  // namespace nova

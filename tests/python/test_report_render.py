@@ -93,6 +93,23 @@ def test_bad_requests_are_refused_with_what_is_wrong(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_python_without_the_report_packages_names_every_one_missing_before_any_work(tmp_path, monkeypatch):
+    # As on the GPU box, whose Python has none of them: the answer names them all, not the first import's failure.
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("jsonschema", "matplotlib") else real(name, *a))
+    assert report.missing_modules() == ["jsonschema", "matplotlib"]
+    steps = []
+    with pytest.raises(WorkerFailure, match=r"the report needs jsonschema, matplotlib in the worker's Python \(.+\), "
+                                            r"which cannot import them: install packaging/requirements.txt"):
+        report.render_report({"data": recorded(), "out": str(tmp_path), "resources": RESOURCES},
+                             lambda *a: steps.append(a))
+    assert steps == [] and list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    assert report.missing_modules() == []
+
+
 def test_the_time_split_chart_is_the_profile_the_whole_model_check_stored(tmp_path):
     """A report `nova report` wrote from session 23's tiny_transformer_block project (H100; the raw
     samples cut to two series): the chart of the model's GPU time by group is drawn from the check's

@@ -50,6 +50,9 @@ def main():
     if info["torch_ok"]:
         from .bytecode import describe
         info["torch_bytecode"] = describe("torch")
+    # What `nova report` lacks here (found without importing): the HTML's packages, and WeasyPrint for the PDF.
+    from .report import REQUIRED_MODULES, missing_modules
+    info["report_missing"] = missing_modules(REQUIRED_MODULES + ("weasyprint",))
     json.dump(info, sys.stdout)
     sys.stdout.write("\n")
 

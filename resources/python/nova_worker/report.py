@@ -16,6 +16,20 @@ import re
 from .protocol import BAD_REQUEST, INTERNAL, WorkerFailure
 
 FORMATS = ("html", "pdf")
+# What the report cannot be made without (WeasyPrint is not among them: without it the HTML stands alone).
+REQUIRED_MODULES = ("jsonschema", "jinja2", "matplotlib")
+
+
+def missing_modules(names=REQUIRED_MODULES):
+    """Which of `names` this Python cannot import (found without importing them)."""
+    import importlib.util
+
+    def found(name):
+        try:
+            return importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a broken install or a finder that refuses it: not importable
+            return False
+    return [n for n in names if not found(n)]
 
 
 def _schema_errors(data, schema):
@@ -195,6 +209,12 @@ def render_report(args, progress):
         raise WorkerFailure(BAD_REQUEST, f"render_report cannot make {', '.join(unknown)} (it makes {', '.join(FORMATS)})")
     if not os.path.isdir(out):
         raise WorkerFailure(BAD_REQUEST, f"the output folder {out} does not exist")
+    missing = missing_modules()
+    if missing:  # all of them named at once, before any work, rather than the first import's failure
+        import sys
+        raise WorkerFailure(INTERNAL, f"the report needs {', '.join(missing)} in the worker's Python ({sys.executable}), "
+                                      "which cannot import them: install packaging/requirements.txt into it "
+                                      "(packaging/setup-deps.sh does)")
     progress("checking the report's data against its schema", 0.05)
     check_data(data, resources)
     progress("drawing the charts", 0.2)
