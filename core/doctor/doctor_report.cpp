@@ -188,8 +188,8 @@ std::string DoctorReport::to_text() const {
       } else {
         o << fmt::format("  torch       cannot be imported: {}\n", python.torch_error);
       }
-      if (python.report_checked) {
-        const auto& m = python.report_missing;
+      if (python.report_missing) {
+        const auto& m = *python.report_missing;
         const bool no_pdf_only = m.size() == 1 && m.front() == "weasyprint";
         o << fmt::format("  report      {}\n",
                          m.empty()      ? "jsonschema, jinja2, matplotlib and weasyprint: HTML and PDF"
@@ -233,7 +233,7 @@ void to_json(nlohmann::json& j, const PythonInfo& p) {
        {"torch_cuda", p.torch_cuda},
        {"torch_error", p.torch_error},
        {"torch_bytecode", p.torch_bytecode},
-       {"report_missing", p.report_checked ? nlohmann::json(p.report_missing) : nlohmann::json(nullptr)},
+       {"report_missing", p.report_missing ? nlohmann::json(*p.report_missing) : nlohmann::json(nullptr)},
        {"cuda_available", p.cuda_available},
        {"cuda_devices", p.cuda_devices}};
 }

@@ -36,9 +36,8 @@ struct PythonInfo {
   // worker compiles torch's Python again at start: 17-18 s on the GPU box).
   std::string torch_bytecode;
   // The Python packages of `nova report` this interpreter cannot import (jsonschema, jinja2, matplotlib;
-  // weasyprint: the PDF); empty where all are there. Unknown (not asked) where report_checked is false.
-  bool report_checked = false;
-  std::vector<std::string> report_missing;
+  // weasyprint: the PDF); empty where all are there, none where the interpreter did not say.
+  std::optional<std::vector<std::string>> report_missing;
   bool cuda_available = false;
   std::vector<std::string> cuda_devices;
 };

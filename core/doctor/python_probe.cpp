@@ -40,8 +40,7 @@ PythonInfo probe_python(const std::string& interpreter) {
     info.torch_cuda = j.value("torch_cuda", "");
     info.torch_error = j.value("torch_error", "");
     info.torch_bytecode = j.value("torch_bytecode", "");
-    info.report_checked = j.contains("report_missing");
-    info.report_missing = j.value("report_missing", std::vector<std::string>{});
+    if (j.contains("report_missing")) info.report_missing = j.at("report_missing").get<std::vector<std::string>>();
     info.cuda_available = j.value("cuda_available", false);
     for (const auto& d : j.value("devices", nlohmann::json::array()))
       info.cuda_devices.push_back(d.value("name", "?"));

@@ -60,16 +60,10 @@ RuleOutput pick_rule(const GroupContext& ctx) {
   return PointwiseRule::generate(ctx);
 }
 
-// True when `tensor` is the positions a reduction found (argmax / argmin, or min / max along a
-// dimension's indices): int64 results the reduction rules store as they are.
+// True when `tensor` is the positions a reduction of the group found (WindowReduceRule stores them).
 bool extreme_positions(const GroupContext& ctx, const std::string& tensor) {
-  for (const GraphNode* n : ctx.nodes()) {
-    const bool arg = n->target == "aten.argmax.default" || n->target == "aten.argmin.default";
-    const bool with_indices = n->target == "aten.min.dim" || n->target == "aten.max.dim";
-    if ((arg && !n->outputs.empty() && n->outputs[0].name == tensor) ||
-        (with_indices && n->outputs.size() > 1 && n->outputs[1].name == tensor))
-      return true;
-  }
+  for (const GraphNode* n : ctx.nodes())
+    if (WindowReduceRule::positions_output(*n) == tensor) return true;
   return false;
 }
 
@@ -136,16 +130,19 @@ std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
   std::vector<Candidate> out;
   GenerationTarget tensor_cores = target_;
   tensor_cores.gemm_tf32x3 = true;
-  if (!target_.gemm_tf32x3) {  // else the tensor-core GEMM is already the primary where it applies
-    Candidate c = BuiltinGenerator(tensor_cores).generate(graph, group);
-    if (c.declined || c.origin.rule == generate(graph, group).origin.rule) return {};
-    out.push_back(std::move(c));
+  // The tensor-core form: an alternative, or already the primary (--gemm-tf32x3).
+  Candidate tensor_core = target_.gemm_tf32x3 ? generate(graph, group) : BuiltinGenerator(tensor_cores).generate(graph, group);
+  if (!target_.gemm_tf32x3) {
+    if (tensor_core.declined || tensor_core.origin.rule == generate(graph, group).origin.rule) return {};
+    out.push_back(tensor_core);
   }
-  // Where the tensor-core form splits K (two launches), the one-launch form with small tiles beside it:
-  // faster on the GPU or not, it costs one launch and no partials temp per call.
-  tensor_cores.gemm_split_k = false;
-  Candidate whole_k = BuiltinGenerator(tensor_cores).generate(graph, group);
-  if (!whole_k.declined && whole_k.origin.rule == "gemm_tf32x3_whole_k") out.push_back(std::move(whole_k));
+  // Where that GEMM splits K (two launches), the one-launch form with small tiles beside it: faster on
+  // the GPU or not, it costs one launch and no partials temp per call.
+  if (tensor_core.origin.rule == "gemm_tf32x3") {
+    tensor_cores.gemm_split_k = false;
+    Candidate whole_k = BuiltinGenerator(tensor_cores).generate(graph, group);
+    if (!whole_k.declined && whole_k.origin.rule == "gemm_tf32x3_whole_k") out.push_back(std::move(whole_k));
+  }
   return out;
 }
 

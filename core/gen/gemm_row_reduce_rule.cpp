@@ -7,6 +7,7 @@
 
 #include "core/gen/gemm_operand.h"
 #include "core/gen/gemm_shape.h"
+#include "core/gen/tensor_core_tile.h"
 
 namespace nova {
 namespace {
@@ -178,8 +179,8 @@ RuleOutput GemmRowReduceRule::generate(const GroupContext& ctx, const GraphNode&
   };
   const std::string pa = name_of_input(a.input), pb = name_of_input(b.input);
   const std::string bias = s.bias.empty() ? "" : fmt::format(" + nova::to_f({}[col])", name_of_input(s.bias));
-  const std::string alias = kn ? "nova::Tf32x3Kn_64x64" : "nova::Tf32x3_64x64";
-  const std::int64_t tile_smem = kn ? 67584 : 65536;
+  const TensorCoreTile& tile = kn ? kTf32x3Kn_64x64 : kTf32x3_64x64;
+  const std::int64_t tile_smem = tile.smem_bytes;
   const std::int64_t smem = tile_smem + kRows * kStageLd * 4;
   const Running run = running(op.kind, s.n);
   const std::string name = fmt::format("nova_g{}_gemm_row_{}", ctx.group.id, op.name);
@@ -234,7 +235,7 @@ extern "C" __global__ void __launch_bounds__(128, 2) {name}(
       fmt::arg("m", s.m), fmt::arg("k", s.k), fmt::arg("n", s.n), fmt::arg("tiles", s.n / kCols),
       fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("pa", pa), fmt::arg("pb", pb),
       fmt::arg("stage_at", tile_smem / 4), fmt::arg("ld", kStageLd), fmt::arg("init", run.init),
-      fmt::arg("alias", alias), fmt::arg("mainloop", kn ? "mainloop_kn" : "mainloop_at"), fmt::arg("at_a", at_a),
+      fmt::arg("alias", tile.alias), fmt::arg("mainloop", kn ? "mainloop_kn" : "mainloop_at"), fmt::arg("at_a", at_a),
       fmt::arg("lda", lda), fmt::arg("at_b", at_b), fmt::arg("ldb", ldb), fmt::arg("bias", bias),
       fmt::arg("before", before_code), fmt::arg("xv", xv), fmt::arg("update", run.update),
       fmt::arg("combine", run.combine), fmt::arg("result", run.result), fmt::arg("after", after_code),

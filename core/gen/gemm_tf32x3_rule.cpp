@@ -15,14 +15,9 @@ namespace {
 // examples measured in the sixth session but the 16384x4096x4096 seed (4% behind 128x128x64 there);
 // 64x64 covers row counts that are not a multiple of 128, and batched products too small to fill
 // the GPU with 128-row tiles.
-constexpr TensorCoreTile kNkTiles[] = {{"nova::Tf32x3_128x64", 128, 64, 128, 2, 98304},
-                                       {"nova::Tf32x3_64x64", 64, 64, 128, 3, 65536}};
-// B [K, N] (n contiguous): the k-major W tile, loaded 16 bytes along n.
-constexpr TensorCoreTile kKnTiles[] = {{"nova::Tf32x3Kn_128x64", 128, 64, 128, 2, 100352},
-                                       {"nova::Tf32x3Kn_64x64", 64, 64, 128, 3, 67584}};
-// The small tiles, for an output too small to fill the GPU when split K is off (one launch).
-constexpr TensorCoreTile kSmallNkTile = {"nova::Tf32x3_32x32", 32, 32, 128, 4, 32768};
-constexpr TensorCoreTile kSmallKnTile = {"nova::Tf32x3Kn_32x32", 32, 32, 128, 4, 34816};
+constexpr TensorCoreTile kNkTiles[] = {kTf32x3_128x64, kTf32x3_64x64};
+// B [K, N] (n contiguous): the same on the k-major W tile.
+constexpr TensorCoreTile kKnTiles[] = {kTf32x3Kn_128x64, kTf32x3Kn_64x64};
 
 std::string mask_type(const GemmOperand& o) {
   if (o.mask == GemmOperand::Mask::none) return "nova::tf32x3::NoMask";
@@ -98,7 +93,7 @@ std::optional<RuleOutput> GemmTf32x3Rule::generate(const GroupContext& ctx, cons
   // short; otherwise this form does not apply (the split one is the only tensor-core form offered).
   const bool whole_k = split > 1 && !ctx.target.gemm_split_k;
   if (whole_k) {
-    const TensorCoreTile* small = kn ? &kSmallKnTile : &kSmallNkTile;
+    const TensorCoreTile* small = kn ? &kTf32x3Kn_32x32 : &kTf32x3_32x32;  // one launch over the whole K
     if (s.m % small->bm != 0 || s.n % small->bn != 0 || s.k > kSmallTileMaxK ||
         tiles_of(small) * 8 < ctx.target.sm_count)
       return std::nullopt;

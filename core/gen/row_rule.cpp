@@ -334,7 +334,6 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
                                     : s.kind == RowKind::Mean    ? "acc / " + L
                                                                  : "acc";
   if (s.per_row_output && !broadcast_back) {
-    const std::string& r = per_row_value;
     PointwiseEmitter e(ctx.graph, ctx.group);
     ctx.bind_inputs(e);
     auto coords = unravel("row", anchor_out.shape);
@@ -344,7 +343,7 @@ RuleOutput RowRule::generate(const GroupContext& ctx) {
     store = fmt::format(
         "  if (tid == 0) {{\n    const float reduced = {};\n{}    {}[row] = nova::from_f<{}>({});\n  "
         "}}\n",
-        r, e.take_code(4), ctx.output_names[0], ctx.output_storage_type(0), v);
+        per_row_value, e.take_code(4), ctx.output_names[0], ctx.output_storage_type(0), v);
   } else {
     // Every thread holds the row's reduced value (the reductions end on every lane).
     if (broadcast_back) store = fmt::format("  const float reduced = {};\n", per_row_value);

@@ -214,6 +214,13 @@ bool WindowReduceRule::applies_to(const GraphNode& node) {
   return pooling_ops().count(op) > 0 || reduction_ops().count(op) > 0;
 }
 
+std::string WindowReduceRule::positions_output(const GraphNode& node) {
+  const std::string op = op_name(node);
+  if ((op == "argmax.default" || op == "argmin.default") && !node.outputs.empty()) return node.outputs[0].name;
+  if ((op == "min.dim" || op == "max.dim") && node.outputs.size() > 1) return node.outputs[1].name;
+  return "";
+}
+
 RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& a) {
   const std::string op = op_name(a);
   const NodeArg* in_arg = find_arg(a, "self", 0);
@@ -224,9 +231,7 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   // The positions of the extremes: argmax / argmin's result, or the second result of min / max along
   // a dimension where the group hands it out (int64, stored as they are, no epilogue).
   const bool arg_op = op == "argmax.default" || op == "argmin.default";
-  std::string index_name;
-  if (arg_op) index_name = result.name;
-  else if ((op == "min.dim" || op == "max.dim") && a.outputs.size() > 1) index_name = a.outputs[1].name;
+  const std::string index_name = positions_output(a);
   int index_out = -1, value_out = -1;
   for (std::size_t k = 0; k < ctx.outputs.size(); ++k) {
     if (!index_name.empty() && ctx.outputs[k].name == index_name) {
@@ -271,63 +276,67 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
     ++depth;
   }
   const std::string pad(2 * depth, ' ');
-  std::string step;
-  switch (w.combine) {
-    case Combine::Sum:
-    case Combine::Mean:
-      step = fmt::format("acc += {};", v);
-      break;
-    case Combine::Max:
-    case Combine::Min:
-      if (w.indexed) {
-        // PyTorch's rule: the first extreme element in the reduced order, and the first NaN (which
-        // then stays the result).
-        step = fmt::format("{{ const float nova_v = {v}; if (nova_v {cmp} acc || (nova_v != nova_v && acc == acc)) "
-                           "{{ acc = nova_v; idx = {i}; }} }}",
-                           fmt::arg("v", v), fmt::arg("cmp", w.combine == Combine::Max ? ">" : "<"),
-                           fmt::arg("i", w.index));
-      } else {
-        step = fmt::format("acc = nova::{}(acc, {});", w.combine == Combine::Max ? "maximumf_" : "minimumf_",
-                           v);  // NaN propagates, as in PyTorch
-      }
-      break;
-  }
+  // One step of the walk, folding value `val` found at position `at` into acc (and idx); the split form
+  // folds its slices' results with the same step.
+  const auto fold = [&](const std::string& val, const std::string& at) {
+    switch (w.combine) {
+      case Combine::Sum:
+      case Combine::Mean:
+        return fmt::format("acc += {};", val);
+      case Combine::Max:
+      case Combine::Min:
+        if (w.indexed)  // PyTorch's rule: the first extreme in the reduced order, and the first NaN (which stays)
+          return fmt::format("{{ const float nova_v = {v}; if (nova_v {cmp} acc || (nova_v != nova_v && acc == acc)) "
+                             "{{ acc = nova_v; idx = {i}; }} }}",
+                             fmt::arg("v", val), fmt::arg("cmp", w.combine == Combine::Max ? ">" : "<"),
+                             fmt::arg("i", at));
+        return fmt::format("acc = nova::{}(acc, {});", w.combine == Combine::Max ? "maximumf_" : "minimumf_",
+                           val);  // NaN propagates, as in PyTorch
+    }
+    return std::string();
+  };
+  const std::string step = fold(v, w.index);
   const std::int64_t count = numel(result.shape);
-  const bool wide = !w.indexed && reduction_ops().count(op) > 0 && w.span >= kWideSpan && count < kWideResults;
-  // The split form: one walked dimension from 0 to the span, no guard, the span a multiple of the slices.
+  // The form: one thread per result; a block per result (wide: few results, long windows); or split (one
+  // walked dimension from 0 to the span, no guard, the span a multiple of the slices).
+  enum class Form { Thread, Wide, Split } form = Form::Thread;
   int walked = 0;
   const DimWalk* only = nullptr;
   std::string only_var;  // its loop variable, named as the loops above name it
   for (std::size_t d = 0; d < w.dims.size(); ++d)
     if (!w.dims[d].hi.empty()) ++walked, only = &w.dims[d], only_var = fmt::format("w{}", d);
-  const bool split = !wide && reduction_ops().count(op) > 0 && walked == 1 && only->guard.empty() &&
-                     only->lo == "0" && only->hi == fmt::format("{}LL", w.span) && w.span >= kSplitSpan &&
-                     w.span % kSplitSlices == 0 && count <= kSplitResults && count % 32 == 0;
+  if (reduction_ops().count(op) > 0) {
+    if (!w.indexed && w.span >= kWideSpan && count < kWideResults)
+      form = Form::Wide;
+    else if (walked == 1 && only->guard.empty() && only->lo == "0" && only->hi == fmt::format("{}LL", w.span) &&
+             w.span >= kSplitSpan && w.span % kSplitSlices == 0 && count <= kSplitResults && count % 32 == 0)
+      form = Form::Split;
+  }
   std::string inner;
-  if (split) {
-    const std::int64_t chunk = w.span / kSplitSlices;
-    loops = fmt::format("  for (long long {v} = nova_slice * {c}LL; {v} < (nova_slice + 1) * {c}LL; ++{v}) {{\n",
-                        fmt::arg("v", only_var), fmt::arg("c", chunk));
-    inner = body.take_code(4) + "    " + step + "\n";
-    close = "  }\n";
-  } else if (wide) {
-    // One loop over the window's flat index, unravelled over the reduced dimensions (row-major).
-    std::string unravel_dims;
-    std::int64_t stride = 1;
-    for (std::size_t d = w.dims.size(); d-- > 0;) {
-      if (w.dims[d].hi.empty()) continue;
-      const std::int64_t size = in_shape[d];
-      unravel_dims = fmt::format("    const long long w{} = (t / {}LL) % {}LL;\n", d, stride, size) + unravel_dims;
-      stride *= size;
-    }
-    loops = fmt::format("  for (long long t = threadIdx.x; t < {}LL; t += {}LL) {{\n{}", w.span, kWideThreads,
-                        unravel_dims);
-    inner = body.take_code(4) + "    " + step + "\n";
-    close = "  }\n";
-  } else {
+  if (form == Form::Thread) {
     inner = body.take_code(static_cast<int>(2 * depth + (guard.empty() ? 0 : 2))) +
             std::string(2 * depth + (guard.empty() ? 0 : 2), ' ') + step + "\n";
     if (!guard.empty()) inner = fmt::format("{}if ({}) {{\n{}{}}}\n", pad, guard, inner, pad);
+  } else {
+    if (form == Form::Split) {
+      const std::int64_t chunk = w.span / kSplitSlices;
+      loops = fmt::format("  for (long long {v} = nova_slice * {c}LL; {v} < (nova_slice + 1) * {c}LL; ++{v}) {{\n",
+                          fmt::arg("v", only_var), fmt::arg("c", chunk));
+    } else {
+      // One loop over the window's flat index, unravelled over the reduced dimensions (row-major).
+      std::string unravel_dims;
+      std::int64_t stride = 1;
+      for (std::size_t d = w.dims.size(); d-- > 0;) {
+        if (w.dims[d].hi.empty()) continue;
+        const std::int64_t size = in_shape[d];
+        unravel_dims = fmt::format("    const long long w{} = (t / {}LL) % {}LL;\n", d, stride, size) + unravel_dims;
+        stride *= size;
+      }
+      loops = fmt::format("  for (long long t = threadIdx.x; t < {}LL; t += {}LL) {{\n{}", w.span, kWideThreads,
+                          unravel_dims);
+    }
+    inner = body.take_code(4) + "    " + step + "\n";
+    close = "  }\n";
   }
   const char* init = w.combine == Combine::Max ? "-INFINITY" : w.combine == Combine::Min ? "INFINITY" : "0.0f";
   std::string divisor;
@@ -372,65 +381,62 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   const std::string name = fmt::format("nova_g{}_window_{}", ctx.group.id, kind);
   RuleOutput r;
   r.rule = "window_reduce";
-  // The kernel: one thread per result walking its window, or (wide) a block per result striding over
-  // it and a block reduction; the same body, epilogue and stores either way.
+  // The kernel: one thread per result walking its window, a block per result striding over it and a
+  // block reduction (wide), or slices combined in order (split); the same body, epilogue and stores.
   const char* warp_op = w.combine == Combine::Max ? "warp_max" : w.combine == Combine::Min ? "warp_min" : "warp_sum";
   const std::string what = fmt::format("// {} of {} into {}: ", a.target, GroupContext::shape_text(in_shape),
                                        GroupContext::shape_text(result.shape));
-  const std::string how =
-      split ? fmt::format("{} threads per result element ({} of them), each over a\n// contiguous slice of {} of its window "
-                          "of {}, the slices combined in order, then the epilogue and one store.\n",
-                          kSplitSlices, count, w.span / kSplitSlices, w.span)
-      : wide ? fmt::format("a block of {} threads per result element ({} of them) strides\n// over its window of {} "
-                         "elements, then a block reduction in a fixed order, the epilogue and one store.\n",
-                         kWideThreads, count, w.span)
-           : fmt::format("one thread per result element walks its window (up to {}\n// elements), then the "
-                         "epilogue and one store.\n",
-                         w.span);
-  std::string first =
-      wide ? fmt::format("  __shared__ float scratch[{}];\n  const long long f = blockIdx.x;\n", kWideThreads / 32)
-           : fmt::format("  const long long f = blockIdx.x * {}LL + threadIdx.x;\n  if (f >= {}LL) return;\n", kThreads,
-                         count);
-  std::string combine =
-      wide ? fmt::format("  acc = nova::block_reduce<nova::{}>(acc, scratch, {});\n  if (threadIdx.x != 0) return;\n",
-                         warp_op, init)
-           : "";
-  if (split) {
-    // 32 results a block (the lanes), a slice each warp; slice 0's threads combine the slices in order.
-    first = fmt::format("  __shared__ float nova_part[{s}][32];\n{ix}"
-                        "  const long long f = blockIdx.x * 32LL + (threadIdx.x & 31);\n"
-                        "  const int nova_slice = threadIdx.x >> 5, nova_lane = threadIdx.x & 31;\n",
-                        fmt::arg("s", kSplitSlices),
-                        fmt::arg("ix", w.indexed ? fmt::format("  __shared__ long long nova_part_idx[{}][32];\n",
-                                                               kSplitSlices)
-                                                 : ""));
-    std::string merge;
-    switch (w.combine) {
-      case Combine::Sum:
-      case Combine::Mean:
-        merge = "acc += nova_part[s][nova_lane];";
-        break;
-      case Combine::Max:
-      case Combine::Min:
-        merge = w.indexed
-                    ? fmt::format("{{ const float nova_v = nova_part[s][nova_lane]; if (nova_v {} acc || (nova_v != "
-                                  "nova_v && acc == acc)) {{ acc = nova_v; idx = nova_part_idx[s][nova_lane]; }} }}",
-                                  w.combine == Combine::Max ? ">" : "<")
-                    : fmt::format("acc = nova::{}(acc, nova_part[s][nova_lane]);",
-                                  w.combine == Combine::Max ? "maximumf_" : "minimumf_");
-        break;
-    }
-    combine = fmt::format(
-        "  nova_part[nova_slice][nova_lane] = acc;\n{keep}  __syncthreads();\n  if (nova_slice != 0) return;\n"
-        "#pragma unroll\n  for (int s = 1; s < {n}; ++s) {merge}\n",
-        fmt::arg("keep", w.indexed ? "  nova_part_idx[nova_slice][nova_lane] = idx;\n" : ""),
-        fmt::arg("n", kSplitSlices), fmt::arg("merge", merge));
+  std::string how, first, combine, notes;
+  std::int64_t threads = kThreads, blocks = (count + kThreads - 1) / kThreads;
+  switch (form) {
+    case Form::Thread:
+      how = fmt::format("one thread per result element walks its window (up to {}\n// elements), then the epilogue "
+                        "and one store.\n",
+                        w.span);
+      first = fmt::format("  const long long f = blockIdx.x * {}LL + threadIdx.x;\n  if (f >= {}LL) return;\n", kThreads,
+                          count);
+      notes = fmt::format("{} results, one thread each over a window of up to {} elements", count, w.span);
+      break;
+    case Form::Wide:
+      threads = kWideThreads;
+      blocks = count;
+      how = fmt::format("a block of {} threads per result element ({} of them) strides\n// over its window of {} "
+                        "elements, then a block reduction in a fixed order, the epilogue and one store.\n",
+                        kWideThreads, count, w.span);
+      first = fmt::format("  __shared__ float scratch[{}];\n  const long long f = blockIdx.x;\n", kWideThreads / 32);
+      combine = fmt::format("  acc = nova::block_reduce<nova::{}>(acc, scratch, {});\n  if (threadIdx.x != 0) return;\n",
+                            warp_op, init);
+      notes = fmt::format("{} results, a block of {} threads each over a window of {} elements", count, kWideThreads,
+                          w.span);
+      break;
+    case Form::Split:
+      // 32 results a block (the lanes), a slice each warp; slice 0's threads combine the slices in order.
+      threads = 32 * kSplitSlices;
+      blocks = count / 32;
+      how = fmt::format("{} threads per result element ({} of them), each over a\n// contiguous slice of {} of its "
+                        "window of {}, the slices combined in order, then the epilogue and one store.\n",
+                        kSplitSlices, count, w.span / kSplitSlices, w.span);
+      first = fmt::format("  __shared__ float nova_part[{s}][32];\n{ix}"
+                          "  const long long f = blockIdx.x * 32LL + (threadIdx.x & 31);\n"
+                          "  const int nova_slice = threadIdx.x >> 5, nova_lane = threadIdx.x & 31;\n",
+                          fmt::arg("s", kSplitSlices),
+                          fmt::arg("ix", w.indexed ? fmt::format("  __shared__ long long nova_part_idx[{}][32];\n",
+                                                                 kSplitSlices)
+                                                   : ""));
+      combine = fmt::format(
+          "  nova_part[nova_slice][nova_lane] = acc;\n{keep}  __syncthreads();\n  if (nova_slice != 0) return;\n"
+          "#pragma unroll\n  for (int s = 1; s < {n}; ++s) {fold}\n",
+          fmt::arg("keep", w.indexed ? "  nova_part_idx[nova_slice][nova_lane] = idx;\n" : ""),
+          fmt::arg("n", kSplitSlices), fmt::arg("fold", fold("nova_part[s][nova_lane]", "nova_part_idx[s][nova_lane]")));
+      notes = fmt::format("{} results, {} threads each over a slice of {} of a window of {} elements", count,
+                          kSplitSlices, w.span / kSplitSlices, w.span);
+      break;
   }
   r.kernels = fmt::format(
       "{what}{how}extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
       "{first}{setup}  float acc = {init};\n{idx}{loops}{inner}{close}{combine}"
       "  const float reduced = {reduced};\n  (void)reduced;\n{stores}}}\n\n",
-      fmt::arg("what", what), fmt::arg("how", how), fmt::arg("T", wide ? kWideThreads : split ? 32 * kSplitSlices : kThreads),
+      fmt::arg("what", what), fmt::arg("how", how), fmt::arg("T", threads),
       fmt::arg("name", name), fmt::arg("params", ctx.kernel_params()), fmt::arg("first", first),
       fmt::arg("setup", setup), fmt::arg("init", init), fmt::arg("idx", w.indexed ? "  long long idx = 0;\n" : ""),
       fmt::arg("loops", loops), fmt::arg("inner", inner), fmt::arg("close", close), fmt::arg("combine", combine),
@@ -439,15 +445,11 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   PlanStep s;
   s.type = "kernel";
   s.kernel = name;
-  s.grid = {wide ? count : split ? count / 32 : (count + kThreads - 1) / kThreads, 1, 1};
-  s.block = {wide ? kWideThreads : split ? 32 * kSplitSlices : kThreads, 1, 1};
+  s.grid = {blocks, 1, 1};
+  s.block = {threads, 1, 1};
   s.args = ctx.plan_args();
   r.plan.steps.push_back(s);
-  r.notes = split ? fmt::format("{} results, {} threads each over a slice of {} of a window of {} elements", count,
-                                kSplitSlices, w.span / kSplitSlices, w.span)
-            : wide ? fmt::format("{} results, a block of {} threads each over a window of {} elements", count,
-                               kWideThreads, w.span)
-                 : fmt::format("{} results, one thread each over a window of up to {} elements", count, w.span);
+  r.notes = std::move(notes);
   return r;
 }
 

@@ -8,6 +8,8 @@
 #include "core/gen/group_context.h"
 #include "core/gen/rule_output.h"
 
+#include <string>
+
 namespace nova {
 
 class WindowReduceRule {
@@ -15,6 +17,9 @@ class WindowReduceRule {
   // True when `node` is an op this rule writes: pooling, or a reduction along any dimensions (the row
   // rule takes those along the last ones first).
   static bool applies_to(const GraphNode& node);
+  // The tensor holding the positions of the extremes `node` finds (argmax / argmin's result, min / max
+  // along a dimension's second result: int64, stored as they are), or "" where it finds none.
+  static std::string positions_output(const GraphNode& node);
   // The kernel for the group, reducing at `node` (the group's anchor or its pooling node).
   static RuleOutput generate(const GroupContext& ctx, const GraphNode& node);
 };
