@@ -9,6 +9,7 @@
 #include "core/gen/extension_writer.h"
 #include "core/gen/gemm_row_reduce_rule.h"
 #include "core/gen/gemm_rule.h"
+#include "core/gen/integer_pointwise_rule.h"
 #include "core/gen/pointwise_rule.h"
 #include "core/gen/row_rule.h"
 #include "core/gen/window_reduce_rule.h"
@@ -68,8 +69,8 @@ bool extreme_positions(const GroupContext& ctx, const std::string& tensor) {
 }
 
 // The builtin kernels compute in float and store float32, float16 or bfloat16, and the positions of
-// a reduction's extremes as int64: a result of another dtype (batch norm's int64
-// num_batches_tracked, a float64 buffer) stays with PyTorch, exact.
+// a reduction's extremes as int64 (integer add, sub and mul are IntegerPointwiseRule's): a result of
+// another dtype (an int64 result of another op, a float64 buffer) stays with PyTorch, exact.
 void require_float_results(const GroupContext& ctx) {
   for (const auto& out : ctx.outputs)
     if (out.dtype != "float32" && out.dtype != "float16" && out.dtype != "bfloat16" &&
@@ -98,8 +99,11 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
   c.origin.kind = "builtin";
   try {
     GroupContext ctx(graph, group, target_);
-    require_float_results(ctx);
-    RuleOutput r = pick_rule(ctx);
+    // Integer arithmetic with int64 results (a counter's + 1) exact in 64-bit integers; every other
+    // group computes in float.
+    const bool integer = IntegerPointwiseRule::applies_to(ctx);
+    if (!integer) require_float_results(ctx);
+    RuleOutput r = integer ? IntegerPointwiseRule::generate(ctx) : pick_rule(ctx);
     require_a_kernel(r);
     c.origin.rule = r.rule;
     c.summary =
@@ -128,12 +132,25 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
 std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
                                                       const FusionGroup& group) const {
   std::vector<Candidate> out;
+  // A reduction split in four slices per result: the same in eight beside it (twice the threads in flight,
+  // half the walk each), both measured.
+  if (target_.window_split_slices == 4) {
+    GenerationTarget eight = target_;
+    eight.window_split_slices = 8;
+    Candidate split8 = BuiltinGenerator(eight).generate(graph, group);
+    if (!split8.declined && split8.origin.rule == "window_reduce_split8") out.push_back(std::move(split8));
+    // And four neighbouring results a lane, read 16 bytes at a time.
+    GenerationTarget vec4 = target_;
+    vec4.window_vec4 = true;
+    Candidate four = BuiltinGenerator(vec4).generate(graph, group);
+    if (!four.declined && four.origin.rule == "window_reduce_vec4") out.push_back(std::move(four));
+  }
   GenerationTarget tensor_cores = target_;
   tensor_cores.gemm_tf32x3 = true;
   // The tensor-core form: an alternative, or already the primary (--gemm-tf32x3).
   Candidate tensor_core = target_.gemm_tf32x3 ? generate(graph, group) : BuiltinGenerator(tensor_cores).generate(graph, group);
   if (!target_.gemm_tf32x3) {
-    if (tensor_core.declined || tensor_core.origin.rule == generate(graph, group).origin.rule) return {};
+    if (tensor_core.declined || tensor_core.origin.rule == generate(graph, group).origin.rule) return out;
     out.push_back(tensor_core);
   }
   // Where that GEMM splits K (two launches), the one-launch form with small tiles beside it: faster on

@@ -31,6 +31,14 @@ struct GenerationTarget {
   // temp). Off: a block per 32x32 tile over the whole K, one launch, where K is at most
   // GemmTf32x3Rule::kSmallTileMaxK (BuiltinGenerator::alternatives offers that form beside the split).
   bool gemm_split_k = true;
+  // A reduction over one dimension with few results and long windows (WindowReduceRule's split form):
+  // threads per result, each over a contiguous slice of the window. 4 (rule window_reduce); 8 is rule
+  // window_reduce_split8, which BuiltinGenerator::alternatives offers beside it.
+  int window_split_slices = 4;
+  // The same reduction with four neighbouring results a lane, read with 16-byte loads (rule
+  // window_reduce_vec4), where the input is read as it is and its last dimension is not reduced: an
+  // alternative that BuiltinGenerator::alternatives offers beside the split form.
+  bool window_vec4 = false;
 };
 
 struct GroupContext {

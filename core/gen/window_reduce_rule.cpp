@@ -20,12 +20,16 @@ constexpr std::int64_t kWideSpan = 1024, kWideResults = 65536;
 constexpr int kWideThreads = 256;
 // A reduction over one dimension with at most kSplitResults results and windows of kSplitSpan or more
 // (argmax over 128 channels of 32x128x32x32: 32,768 results, one thread each measured 0.94x eager on the
-// H100, session 28 and 29, both far from a copy's speed) gets kSplitSlices threads per result: each walks a
-// contiguous slice of the window (warp s takes slice s of the block's 32 results, so every load stays
-// coalesced), and the slices are combined in order through shared memory (sums in a fixed order; an
-// extreme and its first position exactly as one walk finds them).
+// H100, session 28 and 29, both far from a copy's speed) gets GenerationTarget::window_split_slices threads
+// per result (4, or 8 in the alternative): each walks a contiguous slice of the window (warp s takes slice s
+// of the block's 32 results, so every load stays coalesced), and the slices are combined in order through
+// shared memory (sums in a fixed order; an extreme and its first position exactly as one walk finds them).
 constexpr std::int64_t kSplitSpan = 64, kSplitResults = 65536;
-constexpr int kSplitSlices = 4;
+constexpr int kDefaultSplitSlices = 4;
+// The form with four results a lane (GenerationTarget::window_vec4): kVecSlices warps over the same 128
+// results, each over a contiguous slice of the window, every load 16 bytes (a warp's load: 512 contiguous
+// bytes where the split form reads 128).
+constexpr int kVecSlices = 8;
 
 enum class Combine { Sum, Mean, Max, Min };
 
@@ -300,6 +304,7 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   // The form: one thread per result; a block per result (wide: few results, long windows); or split (one
   // walked dimension from 0 to the span, no guard, the span a multiple of the slices).
   enum class Form { Thread, Wide, Split } form = Form::Thread;
+  const int slices = ctx.target.window_split_slices;
   int walked = 0;
   const DimWalk* only = nullptr;
   std::string only_var;  // its loop variable, named as the loops above name it
@@ -309,7 +314,7 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
     if (!w.indexed && w.span >= kWideSpan && count < kWideResults)
       form = Form::Wide;
     else if (walked == 1 && only->guard.empty() && only->lo == "0" && only->hi == fmt::format("{}LL", w.span) &&
-             w.span >= kSplitSpan && w.span % kSplitSlices == 0 && count <= kSplitResults && count % 32 == 0)
+             w.span >= kSplitSpan && w.span % slices == 0 && count <= kSplitResults && count % 32 == 0)
       form = Form::Split;
   }
   std::string inner;
@@ -319,7 +324,7 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
     if (!guard.empty()) inner = fmt::format("{}if ({}) {{\n{}{}}}\n", pad, guard, inner, pad);
   } else {
     if (form == Form::Split) {
-      const std::int64_t chunk = w.span / kSplitSlices;
+      const std::int64_t chunk = w.span / slices;
       loops = fmt::format("  for (long long {v} = nova_slice * {c}LL; {v} < (nova_slice + 1) * {c}LL; ++{v}) {{\n",
                           fmt::arg("v", only_var), fmt::arg("c", chunk));
     } else {
@@ -352,35 +357,126 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   }
   const std::string reduced = w.combine == Combine::Mean ? fmt::format("acc / {}", divisor) : "acc";
 
-  // The epilogue at the output's coordinates; the output has the result's elements in the same order
-  // (the result itself, or a flattening view of it), so both are at flat index f.
-  PointwiseEmitter epilogue(ctx.graph, ctx.group);
-  ctx.bind_inputs(epilogue);
-  std::string stores;
-  if (value_out >= 0) {
-    const auto vo = static_cast<std::size_t>(value_out);
-    const TensorInfo& out = ctx.outputs[vo];
-    const std::vector<std::string> oc = unravel("f", out.shape);
-    epilogue.note_flat(rc, result.shape, "f");
-    epilogue.note_flat(oc, out.shape, "f");
-    epilogue.bind_register(result.name, "reduced", rc);
-    const std::string y = epilogue.value(out.name, oc);
-    stores = epilogue.take_code(2) + fmt::format("  {}[f] = nova::from_f<{}>({});\n", ctx.output_names[vo],
-                                                 ctx.output_storage_type(vo), y);
-  }
-  if (index_out >= 0)
-    stores += fmt::format("  {}[f] = idx;\n", ctx.output_names[static_cast<std::size_t>(index_out)]);
+  // The epilogue at the output's coordinates and the stores of result `flat` (f, or the vec4 form's
+  // nova_fj); the output has the result's elements in the same order (the result itself, or a flattening
+  // view of it), so both are at that flat index. `visited`: the group nodes the epilogue read.
+  const auto stores_at = [&](const std::string& flat, int indent, std::set<int>& visited) {
+    PointwiseEmitter epilogue(ctx.graph, ctx.group);
+    ctx.bind_inputs(epilogue);
+    const std::string pad(static_cast<std::size_t>(indent), ' ');
+    std::string text;
+    if (value_out >= 0) {
+      const auto vo = static_cast<std::size_t>(value_out);
+      const TensorInfo& out = ctx.outputs[vo];
+      const std::vector<std::string> rf = unravel(flat, result.shape), oc = unravel(flat, out.shape);
+      epilogue.note_flat(rf, result.shape, flat);
+      epilogue.note_flat(oc, out.shape, flat);
+      epilogue.bind_register(result.name, "reduced", rf);
+      const std::string y = epilogue.value(out.name, oc);
+      text = epilogue.take_code(indent) + fmt::format("{}{}[{}] = nova::from_f<{}>({});\n", pad, ctx.output_names[vo],
+                                                      flat, ctx.output_storage_type(vo), y);
+    }
+    if (index_out >= 0)
+      text += fmt::format("{}{}[{}] = idx;\n", pad, ctx.output_names[static_cast<std::size_t>(index_out)], flat);
+    visited = epilogue.visited_nodes();
+    return text;
+  };
+  std::set<int> epilogue_nodes;
+  const std::string stores = stores_at("f", 2, epilogue_nodes);
   // Every group node must be on the path from the input through the reduction to the output.
   std::set<int> seen = body.visited_nodes();
-  for (int id : epilogue.visited_nodes()) seen.insert(id);
+  for (int id : epilogue_nodes) seen.insert(id);
   seen.insert(a.id);
   for (const GraphNode* n : ctx.nodes())
     if (!seen.count(n->id)) throw UnsupportedGroup(n->target + " is off the reduction's path");
 
   const std::string kind = op.substr(0, op.find('.'));
   const std::string name = fmt::format("nova_g{}_window_{}", ctx.group.id, kind);
+  if (ctx.target.window_vec4) {
+    // Four neighbouring results a lane: one walked dimension from 0 to the span with no guard, not the
+    // input's last one (so results f .. f+3 read neighbouring elements of it), the input read as it is, and
+    // 128 results a block.
+    const std::size_t last = w.dims.size() - 1;
+    if (form == Form::Wide || reduction_ops().count(op) == 0 || walked != 1 || !only->guard.empty() ||
+        only->lo != "0" || only->hi != fmt::format("{}LL", w.span) || !w.dims[last].hi.empty() ||
+        w.span % kVecSlices != 0 || w.span < 4 * kVecSlices || count % 128 != 0 || result.shape.empty() ||
+        result.shape.back() % 4 != 0 || in_shape.back() != result.shape.back() || !setup.empty() ||
+        ctx.input_index(w.input) < 0)
+      throw UnsupportedGroup("the four-results-a-lane form does not apply");
+    PointwiseEmitter lanes_body(ctx.graph, ctx.group);
+    ctx.bind_inputs(lanes_body);
+    std::vector<std::vector<std::string>> lanes(4, coords);
+    for (int j = 1; j < 4; ++j) lanes[static_cast<std::size_t>(j)][last] = fmt::format("({} + {}LL)", coords[last], j);
+    if (!lanes_body.load_lanes_float4(w.input, in_shape, lanes))
+      throw UnsupportedGroup("the four-results-a-lane form does not apply: no 16-byte read of the input");
+    std::vector<std::string> vals;
+    for (const auto& lane : lanes) vals.push_back(lanes_body.value(w.input, lane));
+    const std::string walk_code = lanes_body.take_code(4);
+    // The epilogue and stores of result nova_fj.
+    std::set<int> unused;
+    const std::string stores_j = stores_at("nova_fj", 4, unused);
+    const std::string in_param = ctx.input_names[static_cast<std::size_t>(ctx.input_index(w.input))];
+    const std::int64_t chunk = w.span / kVecSlices;
+    const std::string refs = w.indexed ? " long long& idx = nova_idx[j];" : "";
+    RuleOutput v4;
+    v4.rule = "window_reduce_vec4";
+    v4.kernels = fmt::format(
+        "// {a} of {ins} into {outs}: four neighbouring result elements a lane, read with\n"
+        "// 16-byte loads, {S} lanes per four results ({count} results), each over a contiguous slice of {c} of the\n"
+        "// window of {span}, the slices combined in order, then the epilogue and one store per result.\n"
+        "extern \"C\" __global__ void __launch_bounds__({T}) {name}(\n    {params}) {{\n"
+        "  __shared__ float nova_part[{S}][4][32];\n{part_idx}"
+        "  if (!nova::aligned16({in})) __trap();  // 16-byte loads: fresh tensors always are\n"
+        "  const int nova_slice = threadIdx.x >> 5, nova_lane = threadIdx.x & 31;\n"
+        "  const long long f = (blockIdx.x * 32LL + nova_lane) * 4LL;  // the lane's first result\n"
+        "  float nova_acc[4] = {{{init}, {init}, {init}, {init}}};\n{idx_init}"
+        "  for (long long {v} = nova_slice * {c}LL; {v} < (nova_slice + 1) * {c}LL; ++{v}) {{\n"
+        "{walk}"
+        "    const float nova_q[4] = {{{q0}, {q1}, {q2}, {q3}}};\n"
+        "#pragma unroll\n"
+        "    for (int j = 0; j < 4; ++j) {{ float& acc = nova_acc[j];{refs} {fold_walk} }}\n"
+        "  }}\n"
+        "#pragma unroll\n"
+        "  for (int j = 0; j < 4; ++j) {{\n    nova_part[nova_slice][j][nova_lane] = nova_acc[j];\n{keep}  }}\n"
+        "  __syncthreads();\n  if (nova_slice != 0) return;\n"
+        "#pragma unroll\n"
+        "  for (int j = 0; j < 4; ++j) {{\n"
+        "    float acc = nova_acc[j];\n{idx_take}"
+        "#pragma unroll\n"
+        "    for (int s = 1; s < {S}; ++s) {fold_slices}\n"
+        "    const long long nova_fj = f + j;\n"
+        "    const float reduced = {reduced};\n    (void)reduced;\n"
+        "{stores}  }}\n}}\n\n",
+        fmt::arg("a", a.target), fmt::arg("ins", GroupContext::shape_text(in_shape)),
+        fmt::arg("outs", GroupContext::shape_text(result.shape)), fmt::arg("S", kVecSlices), fmt::arg("count", count),
+        fmt::arg("c", chunk), fmt::arg("span", w.span), fmt::arg("T", 32 * kVecSlices), fmt::arg("name", name),
+        fmt::arg("params", ctx.kernel_params()),
+        fmt::arg("part_idx", w.indexed ? fmt::format("  __shared__ long long nova_part_idx[{}][4][32];\n", kVecSlices) : ""),
+        fmt::arg("in", in_param), fmt::arg("init", init),
+        fmt::arg("idx_init", w.indexed ? "  long long nova_idx[4] = {0, 0, 0, 0};\n" : ""), fmt::arg("v", only_var),
+        fmt::arg("walk", walk_code), fmt::arg("q0", vals[0]), fmt::arg("q1", vals[1]), fmt::arg("q2", vals[2]),
+        fmt::arg("q3", vals[3]), fmt::arg("refs", refs), fmt::arg("fold_walk", fold("nova_q[j]", w.index)),
+        fmt::arg("keep", w.indexed ? "    nova_part_idx[nova_slice][j][nova_lane] = nova_idx[j];\n" : ""),
+        fmt::arg("idx_take", w.indexed ? "    long long idx = nova_idx[j];\n" : ""),
+        fmt::arg("fold_slices", fold("nova_part[s][j][nova_lane]", "nova_part_idx[s][j][nova_lane]")),
+        fmt::arg("reduced", reduced), fmt::arg("stores", stores_j));
+    v4.plan = ctx.base_plan();
+    PlanStep s4;
+    s4.type = "kernel";
+    s4.kernel = name;
+    s4.grid = {count / 128, 1, 1};
+    s4.block = {32 * kVecSlices, 1, 1};
+    s4.args = ctx.plan_args();
+    v4.plan.steps.push_back(s4);
+    v4.notes = fmt::format("{} results, four a lane with 16-byte loads, {} lanes each over a slice of {} of a window of {} "
+                           "elements", count, kVecSlices, chunk, w.span);
+    return v4;
+  }
   RuleOutput r;
-  r.rule = "window_reduce";
+  // Another slice count than the default is a rule of its own: a project keeps the newest version of each
+  // rule per group, and both forms are measured.
+  r.rule = form == Form::Split && slices != kDefaultSplitSlices ? fmt::format("window_reduce_split{}", slices)
+                                                                : std::string("window_reduce");
   // The kernel: one thread per result walking its window, a block per result striding over it and a
   // block reduction (wide), or slices combined in order (split); the same body, epilogue and stores.
   const char* warp_op = w.combine == Combine::Max ? "warp_max" : w.combine == Combine::Min ? "warp_min" : "warp_sum";
@@ -411,25 +507,25 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
       break;
     case Form::Split:
       // 32 results a block (the lanes), a slice each warp; slice 0's threads combine the slices in order.
-      threads = 32 * kSplitSlices;
+      threads = 32 * slices;
       blocks = count / 32;
       how = fmt::format("{} threads per result element ({} of them), each over a\n// contiguous slice of {} of its "
                         "window of {}, the slices combined in order, then the epilogue and one store.\n",
-                        kSplitSlices, count, w.span / kSplitSlices, w.span);
+                        slices, count, w.span / slices, w.span);
       first = fmt::format("  __shared__ float nova_part[{s}][32];\n{ix}"
                           "  const long long f = blockIdx.x * 32LL + (threadIdx.x & 31);\n"
                           "  const int nova_slice = threadIdx.x >> 5, nova_lane = threadIdx.x & 31;\n",
-                          fmt::arg("s", kSplitSlices),
+                          fmt::arg("s", slices),
                           fmt::arg("ix", w.indexed ? fmt::format("  __shared__ long long nova_part_idx[{}][32];\n",
-                                                                 kSplitSlices)
+                                                                 slices)
                                                    : ""));
       combine = fmt::format(
           "  nova_part[nova_slice][nova_lane] = acc;\n{keep}  __syncthreads();\n  if (nova_slice != 0) return;\n"
           "#pragma unroll\n  for (int s = 1; s < {n}; ++s) {fold}\n",
           fmt::arg("keep", w.indexed ? "  nova_part_idx[nova_slice][nova_lane] = idx;\n" : ""),
-          fmt::arg("n", kSplitSlices), fmt::arg("fold", fold("nova_part[s][nova_lane]", "nova_part_idx[s][nova_lane]")));
+          fmt::arg("n", slices), fmt::arg("fold", fold("nova_part[s][nova_lane]", "nova_part_idx[s][nova_lane]")));
       notes = fmt::format("{} results, {} threads each over a slice of {} of a window of {} elements", count,
-                          kSplitSlices, w.span / kSplitSlices, w.span);
+                          slices, w.span / slices, w.span);
       break;
   }
   r.kernels = fmt::format(

@@ -847,17 +847,17 @@ TEST(BuiltinGenerator, DeclinesWhatNoRuleCoversWithTheReason) {
   EXPECT_TRUE(c.cuda_source.empty());
 }
 
-// batch norm's training form adds 1 to its int64 num_batches_tracked: the builtin kernels compute in
-// float, so that group is declined with the reason instead of a kernel that does not compile
-// (`nova::from_f<long long>` was referenced but not defined).
-TEST(BuiltinGenerator, AnIntegerResultStaysWithPyTorchAndSaysWhy) {
+namespace {
+
+// A one-node group over an int64 0-d buffer: `target`(num_batches_tracked, 1).
+ModelGraph integer_counter(const std::string& target) {
   ModelGraph g;
   g.model_path = "bn_train.py";
   g.inputs = {TensorInfo{"num_batches_tracked", {}, {}, "int64"}};
   GraphNode n;
   n.id = 0;
-  n.target = "aten.add.Tensor";
-  n.op = "add";
+  n.target = target;
+  n.op = target.substr(5, target.find('.', 5) - 5);
   n.op_class = OpClass::Elementwise;
   n.args = {{"self", "num_batches_tracked", nullptr}, {"other", "", 1}};
   n.outputs = {TensorInfo{"add", {}, {}, "int64"}};
@@ -869,12 +869,46 @@ TEST(BuiltinGenerator, AnIntegerResultStaysWithPyTorchAndSaysWhy) {
   group.inputs = {"num_batches_tracked"};
   group.outputs = {"add"};
   g.groups = {group};
+  return g;
+}
+
+}  // namespace
+
+// batch norm's training form adds 1 to its int64 num_batches_tracked: computed in float it would round
+// large counts and need a conversion that does not exist (`nova::from_f<long long>`), so integer add, sub
+// and mul are their own rule, exact in 64-bit integers; it compiles.
+TEST(BuiltinGenerator, AnIntegerCounterIsAddedInSixtyFourBitIntegers) {
+  ModelGraph g = integer_counter("aten.add.Tensor");
+  Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  EXPECT_EQ(c.origin.rule, "pointwise_int64");
+  const std::string& k = c.cuda_source;
+  EXPECT_NE(k.find("const long long* __restrict__ in_num_batches_tracked"), std::string::npos) << k;
+  EXPECT_NE(k.find("long long* __restrict__ out_add"), std::string::npos) << k;
+  EXPECT_NE(k.find("const long long nova_t0 = in_num_batches_tracked[0] + 1LL;"), std::string::npos) << k;
+  EXPECT_NE(k.find("out_add[i] = nova_t0;"), std::string::npos) << k;
+  EXPECT_EQ(k.find("float"), std::string::npos) << "no value goes through float: " << k;
+  EXPECT_EQ(c.plan.steps.at(0).grid, (std::array<std::int64_t, 3>{1, 1, 1}));
+  NvrtcCompiler nvrtc(test::scratch_dir("integer_counter"));
+  NvrtcResult built = nvrtc.compile(k, "counter.cu", "sm_90");
+  EXPECT_TRUE(built.ok) << built.log;
+}
+
+// An int64 result of an op the integer rule does not write (floor division here) stays with PyTorch,
+// exact, and the reason says so; as does a float constant in integer arithmetic.
+TEST(BuiltinGenerator, AnIntegerResultOfAnotherOpStaysWithPyTorchAndSaysWhy) {
+  ModelGraph g = integer_counter("aten.floor_divide.default");
   Candidate c = BuiltinGenerator().generate(g, g.groups[0]);
   ASSERT_TRUE(c.declined.has_value());
   EXPECT_EQ(*c.declined,
             "its result add is int64: the builtin kernels compute in float, so int64 results stay with PyTorch, "
             "exact");
   EXPECT_TRUE(c.cuda_source.empty());
+  ModelGraph scaled = integer_counter("aten.mul.Tensor");
+  scaled.nodes[0].args[1].constant = 1.5;
+  Candidate s = BuiltinGenerator().generate(scaled, scaled.groups[0]);
+  ASSERT_TRUE(s.declined.has_value());
+  EXPECT_NE(s.declined->find("a constant 1.5 that is not an integer"), std::string::npos) << *s.declined;
 }
 
 // A group that is eager's library call alone (a bare convolution or GEMM at a size where the rules
