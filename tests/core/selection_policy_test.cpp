@@ -762,5 +762,36 @@ TEST(RecordedSelections, H100Session29SharedExamples) {
   EXPECT_NE(test::read_text(dir / "optimize.txt").find("v2    gemm_tf32x3             FAIL"), std::string::npos);
 }
 
+// Session 30's first lease on an H100: the two models whose groups changed after session 29 (fp32, TF32 off on
+// both sides). The whole-K GEMM (one launch, no partials temp) ships linear_softmax_sum's two 128x512 -> 256
+// layers above the 1.3x in both cold and wall (1.45x / 1.53x and 1.44x / 1.52x), where split K was faster
+// on the GPU but slower in wall (two launches); argmax's window split in four ships at 1.50x (0.94x, kept eager,
+// in session 29); the channel sum's split window is a tie (1.21x cold, wall 1.03x [0.99x, 1.06x]), eager kept.
+TEST(RecordedSelections, H100Session30TheWholeKGemmShipsInColdAndWallAndArgmaxSplitsItsWindow) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h100_session30_forms";
+  const auto s29 = test::fixtures_dir() / "optimize" / "h100_session29_coverage";
+  expect_coverage(dir, 2, 8, 10, 9);
+  for (const int group : {0, 3}) {
+    const GroupSelection before = recorded_group(s29 / "linear_softmax_sum.json", group);
+    EXPECT_EQ(before.outcome, GroupOutcome::slower);
+    expect_ships(dir, {"linear_softmax_sum", group, "gemm_tf32x3_whole_k", 1.4, 1.45});
+  }
+  // Split K beside it: faster than eager on the GPU, not in wall.
+  EXPECT_NE(test::read_text(dir / "optimize.txt")
+                .find("0     v2    gemm_tf32x3             pass        1.19      1.32x     1.31x      0.82x"),
+            std::string::npos);
+  EXPECT_EQ(recorded_group(s29 / "reductions_any_dim.json", 4).outcome, GroupOutcome::slower);
+  expect_ships(dir, {"reductions_any_dim", 4, "window_reduce", 1.45, 1.05});
+  const GroupSelection sum = recorded_group(dir / "reductions_any_dim.json", 1);
+  EXPECT_EQ(sum.outcome, GroupOutcome::tie);
+  EXPECT_NE(sum.reason.find("(cold 1.21x [1.21x, 1.22x], wall 1.03x [0.99x, 1.06x]; 95% intervals); a tie is not a win"),
+            std::string::npos) << sum.reason;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    EXPECT_TRUE(nlohmann::json::parse(in).at("failures").empty()) << entry.path().filename();
+  }
+}
+
 }  // namespace
 }  // namespace nova
