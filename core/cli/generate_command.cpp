@@ -143,7 +143,8 @@ void add_generate_command(CLI::App& app) {
       "order than eager and can fail the 1e-4 check against eager; see docs/perf-notes.md)");
   cmd->add_flag("--no-alternatives", o->no_alternatives,
                 "write only each group's primary candidate (by default, groups with another form worth "
-                "measuring, such as fp32 linear layers and convolutions on tensor cores, get it too: groupN.RULE.*)");
+                "measuring, such as fp32 linear layers and convolutions on tensor cores, or a reduction over one "
+                "dimension split in eight slices or read four results a lane, get it too: groupN.RULE.*)");
   SessionCli::add_store_options(*cmd, o->project, o->no_project);
   cmd->callback([o] {
     if (o->group < 0 && !o->all) throw CliError("say which group: --group N, or --all", 2);
