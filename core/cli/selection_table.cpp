@@ -53,11 +53,19 @@ std::string SelectionTable::format_model(const ModelFigures& m) {
     return it == m.slowest_vs_eager.end() ? std::string("-") : format_ratio(it->second);
   };
   out += fmt::format("slowest group vs eager           cold {:>7}  wall {:>7}\n", slow("cold"), slow("wall"));
+  // Shares from eager group times leave out the groups with no benchmark (declined, failed): say how many,
+  // since the estimate knows nothing of their time.
+  const int unmeasured = m.groups - m.measured;
+  const std::string left_out =
+      m.shares_from == "eager group times" && unmeasured > 0
+          ? fmt::format("; {} group{} without a benchmark left out", unmeasured, unmeasured == 1 ? "" : "s")
+          : std::string();
   if (m.amdahl_vs_eager)
-    out += fmt::format("whole model vs eager, estimated: {} of GPU time (Amdahl, shares from {}{})\n",
+    out += fmt::format("whole model vs eager, estimated: {} of GPU time (Amdahl, shares from {}{}{})\n",
                        format_ratio(*m.amdahl_vs_eager), m.shares_from,
                        m.covered_share < 0.999 ? fmt::format("; groups cover {:.0f}% of it", 100 * m.covered_share)
-                                               : std::string());
+                                               : std::string(),
+                       left_out);
   else
     out += "whole model vs eager, estimated: not available (no group was benchmarked against eager)\n";
   return out;

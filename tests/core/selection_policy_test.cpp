@@ -762,6 +762,26 @@ TEST(RecordedSelections, H100Session29SharedExamples) {
   EXPECT_NE(test::read_text(dir / "optimize.txt").find("v2    gemm_tf32x3             FAIL"), std::string::npos);
 }
 
+// The Amdahl estimate from eager group times weighs only the groups that were benchmarked: the printed line
+// says how many were left out (adaptive_global_pool's group 3, declined, has no eager time), and says nothing
+// where every group was measured.
+TEST(RecordedSelections, TheWholeModelEstimateSaysWhichGroupsItLeftOut) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h100_session29_coverage";
+  std::ifstream in(dir / "adaptive_global_pool.json");
+  ASSERT_TRUE(in) << "missing fixture";
+  const Selection pool = nlohmann::json::parse(in).at("selection").get<Selection>();
+  ASSERT_EQ(pool.model.groups, 5);
+  ASSERT_EQ(pool.model.measured, 4);
+  EXPECT_NE(SelectionTable::format_model(pool.model)
+                .find("whole model vs eager, estimated: 1.66x of GPU time (Amdahl, shares from eager group times; "
+                      "1 group without a benchmark left out)"),
+            std::string::npos)
+      << SelectionTable::format_model(pool.model);
+  std::ifstream all_in(dir / "activation_chain.json");
+  const Selection chain = nlohmann::json::parse(all_in).at("selection").get<Selection>();
+  EXPECT_EQ(SelectionTable::format_model(chain.model).find("left out"), std::string::npos);
+}
+
 // Session 30's first lease on an H100: the two models whose groups changed after session 29 (fp32, TF32 off on
 // both sides). The whole-K GEMM (one launch, no partials temp) ships linear_softmax_sum's two 128x512 -> 256
 // layers above the 1.3x in both cold and wall (1.45x / 1.53x and 1.44x / 1.52x), where split K was faster
