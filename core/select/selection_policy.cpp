@@ -69,6 +69,10 @@ GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
   std::tuple<double, double> best_score{0, 0};
   bool any_generated = false, any_validated = false, any_passed = false, any_tie = false, any_slower = false;
   std::string last_reason;
+  // Where eager is kept, the reason is the best tie's sentence (or the best slower version's): the
+  // version closest to shipping, as (cold, wall) against eager.
+  std::string tie_reason, slower_reason;
+  std::tuple<double, double> tie_score{-1, -1}, slower_score{-1, -1};
   // Times are compared only when measured on one kind of GPU: the group's figures come from the GPU
   // of its newest benchmarked version; versions measured on another are named and left out.
   for (const auto& v : group.versions)
@@ -104,11 +108,14 @@ GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
     const BenchmarkVerdict& verdict = v.benchmark->verdict;
     if (verdict.kind == VerdictKind::tie) any_tie = true;
     if (verdict.kind == VerdictKind::declined) any_slower = true;
+    std::tuple<double, double> score{verdict.cold_vs_eager.value_or(0), verdict.wall_vs_eager.value_or(0)};
     if (!verdict.ships()) {
       last_reason = verdict.sentence;
+      if (verdict.kind == VerdictKind::tie && score > tie_score) tie_score = score, tie_reason = verdict.sentence;
+      if (verdict.kind == VerdictKind::declined && score > slower_score)
+        slower_score = score, slower_reason = verdict.sentence;
       continue;
     }
-    std::tuple<double, double> score{verdict.cold_vs_eager.value_or(0), verdict.wall_vs_eager.value_or(0)};
     if (!best || score > best_score) {
       best = &v;
       best_score = score;
@@ -144,10 +151,10 @@ GroupSelection SelectionPolicy::select_group(const GroupEvidence& group) {
     s.reason = "no version passed validation; eager is kept";
   } else if (any_tie) {
     s.outcome = GroupOutcome::tie;
-    s.reason = last_reason;
+    s.reason = tie_reason;
   } else if (any_slower) {
     s.outcome = GroupOutcome::slower;
-    s.reason = last_reason;
+    s.reason = slower_reason;
   } else {
     s.outcome = GroupOutcome::unmeasured;
     s.reason = "passed validation but not benchmarked against eager (cold and wall); eager is kept";
