@@ -132,14 +132,14 @@ Candidate BuiltinGenerator::generate(const ModelGraph& graph, const FusionGroup&
 std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
                                                       const FusionGroup& group) const {
   std::vector<Candidate> out;
+  const Candidate primary = generate(graph, group);
   // A reduction split in four slices per result: the same in eight beside it (twice the threads in flight,
-  // half the walk each), both measured.
-  if (target_.window_split_slices == 4) {
+  // half the walk each), and four neighbouring results a lane read 16 bytes at a time; all measured.
+  if (primary.origin.rule == "window_reduce") {
     GenerationTarget eight = target_;
     eight.window_split_slices = 8;
     Candidate split8 = BuiltinGenerator(eight).generate(graph, group);
     if (!split8.declined && split8.origin.rule == "window_reduce_split8") out.push_back(std::move(split8));
-    // And four neighbouring results a lane, read 16 bytes at a time.
     GenerationTarget vec4 = target_;
     vec4.window_vec4 = true;
     Candidate four = BuiltinGenerator(vec4).generate(graph, group);
@@ -148,9 +148,9 @@ std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
   GenerationTarget tensor_cores = target_;
   tensor_cores.gemm_tf32x3 = true;
   // The tensor-core form: an alternative, or already the primary (--gemm-tf32x3).
-  Candidate tensor_core = target_.gemm_tf32x3 ? generate(graph, group) : BuiltinGenerator(tensor_cores).generate(graph, group);
+  Candidate tensor_core = target_.gemm_tf32x3 ? primary : BuiltinGenerator(tensor_cores).generate(graph, group);
   if (!target_.gemm_tf32x3) {
-    if (tensor_core.declined || tensor_core.origin.rule == generate(graph, group).origin.rule) return out;
+    if (tensor_core.declined || tensor_core.origin.rule == primary.origin.rule) return out;
     out.push_back(tensor_core);
   }
   // Where that GEMM splits K (two launches), the one-launch form with small tiles beside it: faster on

@@ -31,10 +31,9 @@ bool IntegerPointwiseRule::applies_to(const GroupContext& ctx) {
 }
 
 RuleOutput IntegerPointwiseRule::generate(const GroupContext& ctx) {
-  // Every tensor the kernel reads or computes: the group's inputs, then each node's result.
-  std::map<std::string, TensorInfo> tensors;
-  std::map<std::string, std::string> value;  // tensor -> its C expression at element i
-  for (std::size_t i = 0; i < ctx.inputs.size(); ++i) tensors[ctx.inputs[i].name] = ctx.inputs[i];
+  // Every tensor the kernel reads or computes (the group's inputs, then each node's result) -> its C
+  // expression at element i.
+  std::map<std::string, std::string> value;
   const auto& shape = ctx.outputs.at(0).shape;
   const std::int64_t count = numel(shape);
   for (const auto& out : ctx.outputs)

@@ -310,11 +310,15 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
   std::string only_var;  // its loop variable, named as the loops above name it
   for (std::size_t d = 0; d < w.dims.size(); ++d)
     if (!w.dims[d].hi.empty()) ++walked, only = &w.dims[d], only_var = fmt::format("w{}", d);
+  // A reduction (not pooling) walking one dimension from 0 to the span with no guard: what the split and
+  // four-results-a-lane forms can cut into slices.
+  const bool one_full_walk = reduction_ops().count(op) > 0 && walked == 1 && only->guard.empty() &&
+                             only->lo == "0" && only->hi == fmt::format("{}LL", w.span);
   if (reduction_ops().count(op) > 0) {
     if (!w.indexed && w.span >= kWideSpan && count < kWideResults)
       form = Form::Wide;
-    else if (walked == 1 && only->guard.empty() && only->lo == "0" && only->hi == fmt::format("{}LL", w.span) &&
-             w.span >= kSplitSpan && w.span % slices == 0 && count <= kSplitResults && count % 32 == 0)
+    else if (one_full_walk && w.span >= kSplitSpan && w.span % slices == 0 && count <= kSplitResults &&
+             count % 32 == 0)
       form = Form::Split;
   }
   std::string inner;
@@ -397,8 +401,7 @@ RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& 
     // input's last one (so results f .. f+3 read neighbouring elements of it), the input read as it is, and
     // 128 results a block.
     const std::size_t last = w.dims.size() - 1;
-    if (form == Form::Wide || reduction_ops().count(op) == 0 || walked != 1 || !only->guard.empty() ||
-        only->lo != "0" || only->hi != fmt::format("{}LL", w.span) || !w.dims[last].hi.empty() ||
+    if (form == Form::Wide || !one_full_walk || !w.dims[last].hi.empty() ||
         w.span % kVecSlices != 0 || w.span < 4 * kVecSlices || count % 128 != 0 || result.shape.empty() ||
         result.shape.back() % 4 != 0 || in_shape.back() != result.shape.back() || !setup.empty() ||
         ctx.input_index(w.input) < 0)
