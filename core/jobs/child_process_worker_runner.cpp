@@ -162,7 +162,9 @@ nlohmann::json ChildProcessWorkerRunner::run(const std::string& cmd, const nlohm
   options.log = call.log;
   options.doing = doing;
   try {
+    const auto waiting = std::chrono::steady_clock::now();
     conn->await_hello(deadline, options.cancelled);
+    if (call.started) call.started(std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count());
     options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     nlohmann::json result = conn->call(cmd, request_args, options);
     if (!conn->wait(std::chrono::seconds(2))) conn->terminate();  // a one-shot worker leaves by itself

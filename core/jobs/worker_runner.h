@@ -26,6 +26,9 @@ struct WorkerCall {
   int device = -1;  // the GPU lane's device: the worker sees only it (CUDA_VISIBLE_DEVICES); -1: all
   // Set: the worker runs LLM-written code, in this sandbox (a fresh process in a private work folder).
   std::optional<SandboxSpec> sandbox;
+  // Told once, before the command is sent: the seconds this call waited for its worker process to start
+  // and say hello (Python and torch imported; about 0 for a standby that was ready).
+  std::function<void(double seconds)> started;
 };
 
 class WorkerRunner {

@@ -112,7 +112,10 @@ json ProjectSession::run_intake(JobContext& ctx) {
                {"save_inputs", (fs::absolute(project_dir_) /
                                 (options_.model.stem().string() + ".inputs.safetensors")).string()}};
   ctx.progress("capturing the graph in a worker", 0.0);
-  json answer = runner_->run("intake", args, worker_call_for(ctx, "capturing " + options_.model.filename().string()));
+  WorkerCall call = worker_call_for(ctx, "capturing " + options_.model.filename().string());
+  double worker_start = 0.0;  // the part of the intake spent waiting for the worker's Python and torch
+  call.started = [&worker_start](double seconds) { worker_start = seconds; };
+  json answer = runner_->run("intake", args, call);
   ModelGraph graph;
   try {
     graph = answer.get<ModelGraph>();
@@ -126,7 +129,8 @@ json ProjectSession::run_intake(JobContext& ctx) {
   return {{"nodes", graph.nodes.size()},
           {"groups", graph.groups.size()},
           {"warnings", graph.warnings},
-          {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+          {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
+          {"worker_start_seconds", worker_start}};
 }
 
 void ProjectSession::import_graph(ModelGraph graph) {

@@ -233,6 +233,25 @@ TEST_F(WorkerRunnerTest, CommandsRunOnStandbyWorkersStartedAheadOneProcessEach) 
   EXPECT_EQ(runner_->run("ok", {{"x", 5}}, WorkerCall{})["echo"], 5);  // the crash took only its own
 }
 
+// A call is told how long it waited for its worker to say hello: a fresh worker's start (here its 0.2 s
+// preload is skipped, so Python alone), and about nothing for a standby that was ready when the command came.
+TEST_F(WorkerRunnerTest, ACallIsToldHowLongItWaitedForItsWorkerToStart) {
+  std::vector<double> waited;
+  WorkerCall call;
+  call.started = [&](double s) { waited.push_back(s); };
+  EXPECT_EQ(runner_->run("ok", {{"x", 1}}, call)["echo"], 1);
+  ASSERT_EQ(waited.size(), 1u);
+  EXPECT_GT(waited[0], 0.01);  // a Python process started and imported the worker's modules
+  runner_->keep_standby(true);
+  std::this_thread::sleep_for(3000ms);  // the standby's Python, its 0.2 s preload and its hello
+  EXPECT_EQ(runner_->run("ok", {{"x", 2}}, call)["echo"], 2);
+  ASSERT_EQ(waited.size(), 2u);
+  EXPECT_LT(waited[1], 0.05);
+  EXPECT_LT(waited[1], waited[0]);
+  EXPECT_EQ(runner_->standby_runs(), 1);
+  runner_->keep_standby(false);
+}
+
 // One standby per GPU lane: two commands that start together each find a worker started ahead.
 TEST_F(WorkerRunnerTest, LanesThatStartTogetherEachTakeAStandby) {
   runner_->keep_standby(true, 2);

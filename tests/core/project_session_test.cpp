@@ -113,6 +113,20 @@ TEST_F(SessionFixture, IntakeStoresTheGraphAndTheModelText) {
   EXPECT_EQ(json::parse(again.model()->graph_json).get<ModelGraph>().groups, s->graph()->groups);
 }
 
+// The intake's result names the part of its time spent waiting for the worker to start (Python and torch,
+// once a session), so the model's own capture time can be told from the session's start.
+TEST_F(SessionFixture, IntakeNamesTheTimeItWaitedForTheWorkerToStart) {
+  auto s = open([&](const std::string&, const json&, const WorkerCall& call) {
+    EXPECT_TRUE(call.started);
+    if (call.started) call.started(7.5);
+    return json(graph);
+  });
+  JobInfo info = s->wait(s->intake());
+  ASSERT_EQ(info.state, JobState::Succeeded) << info.error;
+  EXPECT_DOUBLE_EQ(info.result.value("worker_start_seconds", -1.0), 7.5);
+  EXPECT_GE(info.result.value("seconds", -1.0), 0.0);
+}
+
 TEST_F(SessionFixture, AFailedIntakeStoresNothingAndSaysWhy) {
   auto s = open([](const std::string&, const json&, const WorkerCall&) -> json {
     throw WorkerRunError(WorkerRunError::Kind::Failed, "worker failed while capturing: NameError: name 'x' is not defined");

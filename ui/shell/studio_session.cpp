@@ -210,7 +210,9 @@ void StudioSession::intakeEnded(const JobInfo& info) {
     return;
   }
   emit graphReady(true);
-  emit message(WorkflowMessages::intakeDone(name, *graph_, info.result.value("seconds", 0.0)), 0);
+  emit message(WorkflowMessages::intakeDone(name, *graph_, info.result.value("seconds", 0.0),
+                                            info.result.value("worker_start_seconds", 0.0)),
+               0);
   startGeneration();
 }
 

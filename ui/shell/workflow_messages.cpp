@@ -14,15 +14,19 @@ QString WorkflowMessages::intakeRunning(const QString& model, const QString& pro
   return tr("Intake of %1: %2").arg(model, progress);
 }
 
-QString WorkflowMessages::intakeDone(const QString& model, const ModelGraph& graph, double seconds) {
+QString WorkflowMessages::intakeDone(const QString& model, const ModelGraph& graph, double seconds, double workerStart) {
   QString warnings;
   for (const auto& w : graph.warnings) warnings += "  ⚠ " + QString::fromStdString(w);
-  return tr("%1: %2 nodes, %3 fusion groups, captured by %4 in %5 s%6")
+  const QString start =
+      workerStart >= 0.5 ? tr(" (%1 s of it waiting for the worker to start: Python and torch)").arg(workerStart, 0, 'f', 1)
+                         : QString();
+  return tr("%1: %2 nodes, %3 fusion groups, captured by %4 in %5 s%6%7")
       .arg(model)
       .arg(graph.nodes.size())
       .arg(graph.groups.size())
       .arg(QString::fromStdString(graph.capture_route))
       .arg(seconds, 0, 'f', 1)
+      .arg(start)
       .arg(warnings);
 }
 

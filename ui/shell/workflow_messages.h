@@ -16,7 +16,8 @@ namespace nova::ui {
 class WorkflowMessages {
  public:
   static QString intakeRunning(const QString& model, const QString& progress);
-  static QString intakeDone(const QString& model, const ModelGraph& graph, double seconds);
+  // `workerStart`: the part of `seconds` spent waiting for the worker's Python and torch (named when 0.5 s or more).
+  static QString intakeDone(const QString& model, const ModelGraph& graph, double seconds, double workerStart = 0.0);
   // The graph panel's text: the job's error and the worker's last log lines (the user's traceback).
   static QString intakeFailed(const QString& model, const JobInfo& job);
   // `olderRevision`: the oldest builtin generator revision that wrote a stored group, when an older
