@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 
 #include "core/session/stored_generation.h"
@@ -125,6 +126,25 @@ TEST_F(SessionFixture, IntakeNamesTheTimeItWaitedForTheWorkerToStart) {
   ASSERT_EQ(info.state, JobState::Succeeded) << info.error;
   EXPECT_DOUBLE_EQ(info.result.value("worker_start_seconds", -1.0), 7.5);
   EXPECT_GE(info.result.value("seconds", -1.0), 0.0);
+}
+
+// `nova optimize`'s intake line names that wait too.
+TEST_F(SessionFixture, AnOptimizationRunsIntakeLineNamesTheWorkersStart) {
+  auto s = open([&](const std::string& cmd, const json&, const WorkerCall& call) -> json {
+    if (cmd == "intake") {
+      call.started(7.5);
+      return json(graph);
+    }
+    if (cmd == "validate") return passed_validation();
+    if (cmd == "bench") return recorded_bench();
+    ADD_FAILURE() << "unexpected command " << cmd;
+    return {};
+  });
+  std::vector<std::string> said;
+  OptimizationRun(*s, OptimizationOptions{}, [&](const std::string& l) { said.push_back(l); }).run();
+  const auto line = std::find_if(said.begin(), said.end(), [](const std::string& l) { return l.rfind("intake: 5 nodes", 0) == 0; });
+  ASSERT_NE(line, said.end()) << fmt::format("{}", fmt::join(said, "\n"));
+  EXPECT_NE(line->find(" s (7.5 s of it waiting for the worker to start: Python and torch)"), std::string::npos) << *line;
 }
 
 TEST_F(SessionFixture, AFailedIntakeStoresNothingAndSaysWhy) {

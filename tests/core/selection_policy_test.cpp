@@ -457,16 +457,36 @@ void expect_coverage(const std::filesystem::path& dir, int files, int shipped, i
   expect_printed_figures(dir / "optimize.txt", "== all " + std::to_string(files) + " models", over_all);
 }
 
-// The intake lines of a run's log, in model order: "intake: N nodes, G fusion groups in S s".
-std::vector<double> recorded_intake_seconds(const std::filesystem::path& dir) {
+// One model's intake line of a run's log: "intake: N nodes, G fusion groups in S s", since session 31 followed by
+// " (W s of it waiting for the worker to start: Python and torch)" where that wait was 0.5 s or more.
+struct RecordedIntake {
+  double seconds = 0.0;
+  double worker_start = 0.0;
+};
+
+std::vector<RecordedIntake> recorded_intakes(const std::filesystem::path& dir) {
   std::ifstream log(dir / "optimize.log");
   EXPECT_TRUE(log) << "missing fixture " << (dir / "optimize.log");
-  std::vector<double> seconds;
+  const std::string in = " fusion groups in ", start = " s (";
+  std::vector<RecordedIntake> intakes;
   std::string line;
   while (std::getline(log, line)) {
-    if (line.rfind("intake: ", 0) != 0 || line.find(" fusion groups in ") == std::string::npos) continue;
-    seconds.push_back(std::stod(line.substr(line.rfind(" in ") + 4)));
+    const auto at = line.find(in);
+    if (line.rfind("intake: ", 0) != 0 || at == std::string::npos) continue;
+    RecordedIntake intake;
+    intake.seconds = std::stod(line.substr(at + in.size()));
+    const auto wait = line.find(start, at);
+    if (wait != std::string::npos && line.find("of it waiting for the worker to start", wait) != std::string::npos)
+      intake.worker_start = std::stod(line.substr(wait + start.size()));
+    intakes.push_back(intake);
   }
+  return intakes;
+}
+
+// The intake lines' whole times, in model order.
+std::vector<double> recorded_intake_seconds(const std::filesystem::path& dir) {
+  std::vector<double> seconds;
+  for (const auto& intake : recorded_intakes(dir)) seconds.push_back(intake.seconds);
   return seconds;
 }
 
