@@ -1,5 +1,7 @@
 #include "core/gen/builtin_generator.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -136,14 +138,13 @@ std::vector<Candidate> BuiltinGenerator::alternatives(const ModelGraph& graph,
   // A reduction split in four slices per result: the same in eight beside it (twice the threads in flight,
   // half the walk each), and four neighbouring results a lane read 16 bytes at a time; all measured.
   if (primary.origin.rule == "window_reduce") {
-    GenerationTarget eight = target_;
+    GenerationTarget eight = target_, vec4 = target_;
     eight.window_split_slices = 8;
-    Candidate split8 = BuiltinGenerator(eight).generate(graph, group);
-    if (!split8.declined && split8.origin.rule == "window_reduce_split8") out.push_back(std::move(split8));
-    GenerationTarget vec4 = target_;
     vec4.window_vec4 = true;
-    Candidate four = BuiltinGenerator(vec4).generate(graph, group);
-    if (!four.declined && four.origin.rule == "window_reduce_vec4") out.push_back(std::move(four));
+    for (const auto& [form, rule] : {std::pair{eight, "window_reduce_split8"}, std::pair{vec4, "window_reduce_vec4"}}) {
+      Candidate c = BuiltinGenerator(form).generate(graph, group);
+      if (!c.declined && c.origin.rule == rule) out.push_back(std::move(c));
+    }
   }
   GenerationTarget tensor_cores = target_;
   tensor_cores.gemm_tf32x3 = true;

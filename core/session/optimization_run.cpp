@@ -55,11 +55,9 @@ OptimizationReport OptimizationRun::run() {
     JobInfo info = run_job(session_.intake(), "intake");
     // The worker's start (Python and torch, imported once a session by the standby the intake takes) is
     // named apart: it is the session's, not the model's.
-    const double start = info.result.value("worker_start_seconds", 0.0);
     say(fmt::format("intake: {} nodes, {} fusion groups in {:.1f} s{}", info.result.value("nodes", 0),
                     info.result.value("groups", 0), info.result.value("seconds", 0.0),
-                    start >= 0.5 ? fmt::format(" ({:.1f} s of it waiting for the worker to start: Python and torch)", start)
-                                 : std::string()));
+                    ProjectSession::worker_start_note(info.result.value("worker_start_seconds", 0.0))));
   }
   auto graph = session_.graph();
   if (!graph) throw std::runtime_error("the project holds no graph after intake");

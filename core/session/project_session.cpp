@@ -133,6 +133,11 @@ json ProjectSession::run_intake(JobContext& ctx) {
           {"worker_start_seconds", worker_start}};
 }
 
+std::string ProjectSession::worker_start_note(double worker_start_seconds) {
+  if (worker_start_seconds < 0.5) return {};
+  return fmt::format(" ({:.1f} s of it waiting for the worker to start: Python and torch)", worker_start_seconds);
+}
+
 void ProjectSession::import_graph(ModelGraph graph) {
   std::error_code ec;
   std::string source = fs::is_regular_file(options_.model, ec) ? read_text(options_.model) : std::string();

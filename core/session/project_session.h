@@ -52,8 +52,12 @@ class ProjectSession {
 
   // --- the workflow, as jobs; each returns the id of its job -------------------------------------
   // Captures the model's graph in a worker and stores it with the model's source. A newer intake
-  // supersedes an older one (its worker is ended). Result: {"nodes", "groups", "warnings", "seconds"}.
+  // supersedes an older one (its worker is ended). Result: {"nodes", "groups", "warnings", "seconds",
+  // "worker_start_seconds"} (the part of "seconds" spent waiting for the worker's Python and torch).
   int intake(std::chrono::milliseconds budget = std::chrono::minutes(10));
+  // What follows an intake's time where its worker's start was worth naming (0.5 s or more):
+  // " (W s of it waiting for the worker to start: Python and torch)"; empty otherwise.
+  static std::string worker_start_note(double worker_start_seconds);
   // Stores a graph captured elsewhere (`nova intake --json` on another machine) as the model's graph,
   // with the model file's current text, instead of running intake here.
   void import_graph(ModelGraph graph);

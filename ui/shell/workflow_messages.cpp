@@ -3,6 +3,7 @@
 #include <QObject>
 
 #include "core/gen/builtin_generator.h"
+#include "core/session/project_session.h"
 
 namespace nova::ui {
 
@@ -17,9 +18,7 @@ QString WorkflowMessages::intakeRunning(const QString& model, const QString& pro
 QString WorkflowMessages::intakeDone(const QString& model, const ModelGraph& graph, double seconds, double workerStart) {
   QString warnings;
   for (const auto& w : graph.warnings) warnings += "  ⚠ " + QString::fromStdString(w);
-  const QString start =
-      workerStart >= 0.5 ? tr(" (%1 s of it waiting for the worker to start: Python and torch)").arg(workerStart, 0, 'f', 1)
-                         : QString();
+  const QString start = QString::fromStdString(ProjectSession::worker_start_note(workerStart));
   return tr("%1: %2 nodes, %3 fusion groups, captured by %4 in %5 s%6%7")
       .arg(model)
       .arg(graph.nodes.size())

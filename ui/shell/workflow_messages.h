@@ -16,7 +16,8 @@ namespace nova::ui {
 class WorkflowMessages {
  public:
   static QString intakeRunning(const QString& model, const QString& progress);
-  // `workerStart`: the part of `seconds` spent waiting for the worker's Python and torch (named when 0.5 s or more).
+  // `workerStart`: the part of `seconds` spent waiting for the worker's Python and torch
+  // (ProjectSession::worker_start_note).
   static QString intakeDone(const QString& model, const ModelGraph& graph, double seconds, double workerStart = 0.0);
   // The graph panel's text: the job's error and the worker's last log lines (the user's traceback).
   static QString intakeFailed(const QString& model, const JobInfo& job);
