@@ -7,6 +7,7 @@
 
 #include "core/gen/code_text.h"
 #include "core/gen/batch_norm_train_rule.h"
+#include "core/gen/cat_linear_rule.h"
 #include "core/gen/conv2d_rule.h"
 #include "core/gen/extension_writer.h"
 #include "core/gen/gemm_row_reduce_rule.h"
@@ -42,6 +43,8 @@ RuleOutput pick_rule(const GroupContext& ctx) {
     case OpClass::Convolution:
       return Conv2dRule::generate(ctx);
     case OpClass::Matmul:
+      // A head over a concatenation (multi-scale pooling): K split along the pieces, the cat never written.
+      if (CatLinearRule::applies_to(ctx)) return CatLinearRule::generate(ctx);
       // A reduction over the product's rows in the group (intake put it there): one fused kernel.
       if (const GraphNode* r = GemmRowReduceRule::row_reduction(ctx)) return GemmRowReduceRule::generate(ctx, *r);
       return GemmRule::generate(ctx);

@@ -32,7 +32,7 @@ const std::map<std::string, std::vector<std::string>>& expected() {
       {"activation_chain",
        {"pointwise", "pointwise", "pointwise", "pointwise", "pointwise", "pointwise"}},
       {"adaptive_global_pool",
-       {"conv2d_library+epilogue", "window_reduce", "window_reduce", "declined: no builtin rule for aten.cat",
+       {"conv2d_library+epilogue", "window_reduce", "window_reduce", "cat_linear",  // the pooled pieces' head
         "window_reduce"}},
       {"bmm_transposed_tril_logsumexp",
        {"gemm_row_logsumexp", "gemm_library"}},  // the scores' logsumexp in the product's kernel
@@ -148,7 +148,7 @@ TEST(CoverageModels, EveryGroupCompilesAndPassesTheStaticCheckOrIsDeclinedWithAR
     for (const auto& r : rules) declined_in_table += r.rfind("declined: ", 0) == 0 ? 1 : 0;
   EXPECT_GE(generated, 20);
   EXPECT_EQ(declined, declined_in_table);
-  EXPECT_GE(declined, 4);  // the bare library calls, x.T @ y, the cat
+  EXPECT_GE(declined, 3);  // the bare library calls, x.T @ y
 }
 
 // Integer buffers: a float kernel reads an int64 buffer (the position ramp of activation_chain) through
