@@ -902,5 +902,45 @@ TEST(RecordedSelections, H100Session30FourResultsALaneShipsMinOverTheHeightAndTh
   EXPECT_LE(longest, 30);
 }
 
+// Session 32 on an H100: all 17 coverage models in one `nova optimize` run (fp32, TF32 off on both sides), with the
+// GPU tests in the same call (16 of 16 passed). 46 groups, 43 ship a kernel faster than eager beyond the noise, 45
+// benchmarked; every validated version passed; no group slower than eager (two keep eager with a measured reason:
+// bmm_softmax's softmax and the int64 counter; x.T @ y is declined as eager's best form). The head over the
+// concatenation (adaptive_global_pool group 3), declined in every earlier run for want of a rule for cat, ships
+// the new cat_linear rule: 3.77x cold, 2.11x wall, nearer the float64 reference than eager (0.42 of its error).
+// Intake: 8.8 s for the first model (8.0 s of it the worker's start), at most 1.2 s for the others.
+TEST(RecordedSelections, H100Session32EveryCoverageModelWithTheHeadOverAConcatenation) {
+  const auto dir = test::fixtures_dir() / "optimize" / "h100_session32_coverage";
+  const auto s29 = test::fixtures_dir() / "optimize" / "h100_session29_coverage";
+  expect_coverage(dir, 17, 43, 46, 45);
+  const GroupSelection before = recorded_group(s29 / "adaptive_global_pool.json", 3);
+  EXPECT_EQ(before.outcome, GroupOutcome::not_generated);
+  EXPECT_NE(before.reason.find("no builtin rule for aten.cat.default"), std::string::npos) << before.reason;
+  expect_ships(dir, {"adaptive_global_pool", 3, "cat_linear", 3.7, 2.0});
+  const std::string table = test::read_text(dir / "optimize.txt");
+  EXPECT_NE(table.find("3     v5    cat_linear              pass        0.42      3.77x"), std::string::npos);
+  EXPECT_EQ(table.find("no builtin rule"), std::string::npos);
+  // What keeps eager, each with its measured reason or the generator's.
+  EXPECT_EQ(recorded_group(dir / "bmm_softmax.json", 1).outcome, GroupOutcome::slower);
+  EXPECT_EQ(recorded_group(dir / "conv3d_batchnorm_mish.json", 1).outcome, GroupOutcome::slower);
+  const GroupSelection view = recorded_group(dir / "linear_softmax_sum.json", 4);
+  EXPECT_NE(view.reason.find("eager's aten.matmul.default call is already the best form"), std::string::npos)
+      << view.reason;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    EXPECT_TRUE(nlohmann::json::parse(in).at("failures").empty()) << entry.path().filename();
+  }
+  // Intake: under 10 s for the first model, the worker's start named apart, and under 2 s for the others.
+  expect_intake_seconds(dir, 17, 10.0, 2.0);
+  const auto intakes = recorded_intakes(dir);
+  EXPECT_GT(intakes.front().worker_start, 7.0);
+  EXPECT_LT(intakes.front().seconds - intakes.front().worker_start, 1.0);
+  // Validation (5 trials and the second shape, four side by side): none past 30 s.
+  const int longest = recorded_longest_validation_seconds(dir);
+  EXPECT_GT(longest, 0);
+  EXPECT_LE(longest, 30);
+}
+
 }  // namespace
 }  // namespace nova
