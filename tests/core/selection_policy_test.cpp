@@ -506,6 +506,15 @@ int recorded_longest_validation_seconds(const std::filesystem::path& dir) {
   return longest;
 }
 
+// No model of a recorded run had a version that failed to validate, build or benchmark.
+void expect_no_recorded_failures(const std::filesystem::path& dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    EXPECT_TRUE(nlohmann::json::parse(in).at("failures").empty()) << entry.path().filename();
+  }
+}
+
 // A run's intake times: `count` models, the first (which imports torch on the fresh box) under `first_under`
 // seconds, every later one under `others_under`.
 void expect_intake_seconds(const std::filesystem::path& dir, std::size_t count, double first_under, double others_under) {
@@ -787,11 +796,7 @@ TEST(RecordedSelections, H100Session29EveryCoverageModelWithABlockPerResultForLo
                                             {"bmm_transposed_tril_logsumexp", 0, "gemm_row_logsumexp", 3.6, 4.5}})
     expect_ships(dir, x);
   // No version failed to validate or to benchmark.
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    EXPECT_TRUE(nlohmann::json::parse(in).at("failures").empty()) << entry.path().filename();
-  }
+  expect_no_recorded_failures(dir);
   EXPECT_EQ(test::read_text(dir / "optimize.txt").find("no get_inputs()"), std::string::npos);
   expect_intake_seconds(dir, 17, 10.0, 2.0);
   // Validation (5 trials and the second shape, four side by side): none past 30 s (the longest, 27 s, is
@@ -856,11 +861,7 @@ TEST(RecordedSelections, H100Session30TheWholeKGemmShipsInColdAndWallAndArgmaxSp
   EXPECT_EQ(sum.outcome, GroupOutcome::tie);
   EXPECT_NE(sum.reason.find("(cold 1.21x [1.21x, 1.22x], wall 1.03x [0.99x, 1.06x]; 95% intervals); a tie is not a win"),
             std::string::npos) << sum.reason;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    EXPECT_TRUE(nlohmann::json::parse(in).at("failures").empty()) << entry.path().filename();
-  }
+  expect_no_recorded_failures(dir);
 }
 
 // Session 30's second lease on an H100: the models whose groups changed, with the new alternatives measured
@@ -891,11 +892,7 @@ TEST(RecordedSelections, H100Session30FourResultsALaneShipsMinOverTheHeightAndTh
       << counter.reason;
   EXPECT_NE(table.find("1     v2    pointwise_int64         pass"), std::string::npos);
   for (const int group : {0, 3}) expect_ships(dir, {"linear_softmax_sum", group, "gemm_tf32x3_whole_k", 1.3, 1.3});
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    EXPECT_TRUE(nlohmann::json::parse(in).at("failures").empty()) << entry.path().filename();
-  }
+  expect_no_recorded_failures(dir);
   // Validation (5 trials and the second shape): none past 30 s.
   const int longest = recorded_longest_validation_seconds(dir);
   EXPECT_GT(longest, 0);
@@ -926,11 +923,7 @@ TEST(RecordedSelections, H100Session32EveryCoverageModelWithTheHeadOverAConcaten
   const GroupSelection view = recorded_group(dir / "linear_softmax_sum.json", 4);
   EXPECT_NE(view.reason.find("eager's aten.matmul.default call is already the best form"), std::string::npos)
       << view.reason;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    EXPECT_TRUE(nlohmann::json::parse(in).at("failures").empty()) << entry.path().filename();
-  }
+  expect_no_recorded_failures(dir);
   // Intake: under 10 s for the first model, the worker's start named apart, and under 2 s for the others.
   expect_intake_seconds(dir, 17, 10.0, 2.0);
   const auto intakes = recorded_intakes(dir);
