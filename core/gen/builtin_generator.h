@@ -15,7 +15,7 @@ namespace nova {
 // Which kernels the builtin generator writes. Projects record it with every builtin version, and the
 // studio regenerates a project's groups that an older revision wrote (keeping the old versions). Bump
 // it whenever the emitted kernels or launch plans change (a rule, the pointwise emitter, kernels/).
-inline constexpr int kBuiltinGeneratorRevision = 12;
+inline constexpr int kBuiltinGeneratorRevision = 13;
 
 class BuiltinGenerator {
  public:
