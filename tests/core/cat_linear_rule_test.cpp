@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/gen/builtin_generator.h"
 #include "core/verify/static_checker.h"
@@ -85,6 +86,34 @@ TEST(CatLinearRule, AConcatenationAlongTheRowsIsDeclined) {
   const Candidate c = BuiltinGenerator().generate(g, g.groups.at(kHead));
   ASSERT_TRUE(c.declined.has_value());
   EXPECT_NE(c.declined->find("along the rows"), std::string::npos) << *c.declined;
+}
+
+// The global pool written as a reduction over the trailing dimensions (negative dims, keepdim): amax is
+// walked with the NaN-propagating max and no divisor; a mean over only the last dimension is not one value
+// per channel, so that piece is read as it is (the emitter then has no rule for it: declined with the reason).
+TEST(CatLinearRule, AMaxOverTheTrailingDimensionsIsPooledWithTheMaxAndAPartialReductionIsNot) {
+  const auto with_pool = [](const char* target, nlohmann::json dims) {
+    ModelGraph g = test::graph_fixture("coverage/adaptive_global_pool");
+    for (auto& n : g.nodes)
+      if (n.id == 4) {
+        n.target = target;
+        n.args = {{"self", "relu", nullptr}, {"dim", "", std::move(dims)}, {"keepdim", "", true}};
+      }
+    return g;
+  };
+  ModelGraph amax = with_pool("aten.amax.default", {-1, -2});
+  const Candidate c = BuiltinGenerator().generate(amax, amax.groups.at(kHead));
+  ASSERT_FALSE(c.declined.has_value()) << *c.declined;
+  EXPECT_EQ(c.origin.rule, "cat_linear");
+  EXPECT_NE(c.cuda_source.find("float nova_red = -INFINITY;"), std::string::npos) << c.cuda_source;
+  EXPECT_NE(c.cuda_source.find("nova_red = nova::maximumf_(nova_red, v0);"), std::string::npos) << c.cuda_source;
+  EXPECT_NE(c.cuda_source.find("nova_red = nova::warp_max(nova_red);"), std::string::npos) << c.cuda_source;
+  EXPECT_NE(c.cuda_source.find("const float nova_x = nova_red;"), std::string::npos) << c.cuda_source;
+
+  ModelGraph partial = with_pool("aten.mean.dim", {-1});
+  const Candidate p = BuiltinGenerator().generate(partial, partial.groups.at(kHead));
+  ASSERT_TRUE(p.declined.has_value()) << p.cuda_source;
+  EXPECT_NE(p.declined->find("no builtin rule for aten.mean.dim"), std::string::npos) << *p.declined;
 }
 
 }  // namespace
