@@ -15,10 +15,8 @@ constexpr std::int64_t kColumnsPerThread = 4;
 constexpr std::int64_t kPlainUnit = kThreads * kColumnsPerThread;  // columns of a read piece per block
 constexpr std::int64_t kPooledUnit = kThreads / 32;                 // channels of a pooled piece per block
 
-std::string op_name(const GraphNode& n) { return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target; }
-
 bool is_gemm(const GraphNode& n) {
-  const std::string op = op_name(n);
+  const std::string op = aten_op(n);
   return op == "linear.default" || op == "addmm.default" || op == "mm.default";
 }
 
@@ -37,7 +35,7 @@ bool is_order_preserving_view(const GraphNode& n) {
   static const std::set<std::string> ops = {"flatten.using_ints", "view.default",    "reshape.default",
                                             "_unsafe_view.default", "squeeze.dim",  "squeeze.dims",
                                             "squeeze.default"};
-  return ops.count(op_name(n)) > 0;
+  return ops.count(aten_op(n)) > 0;
 }
 
 std::vector<std::int64_t> ints(const NodeArg* a) {
@@ -69,7 +67,7 @@ struct Piece {
 // The number of trailing dimensions of an input of `rank` that `node` reduces to one value each
 // (keeping them or not), or 0 where it is not such a reduction; `combine` gets its kind.
 std::size_t trailing_reduction(const GraphNode& node, std::size_t rank, Combine& combine) {
-  const std::string op = op_name(node);
+  const std::string op = aten_op(node);
   if (op.rfind("adaptive_", 0) == 0 || op.rfind("_adaptive_", 0) == 0) {
     const std::size_t k = op.find("3d") != std::string::npos ? 3 : 2;
     const auto size = ints(find_arg(node, "output_size", 1));
@@ -81,14 +79,10 @@ std::size_t trailing_reduction(const GraphNode& node, std::size_t rank, Combine&
   }
   if (op != "mean.dim" && op != "sum.dim_IntList" && op != "amax.default") return 0;
   combine = op == "mean.dim" ? Combine::Mean : op == "amax.default" ? Combine::Max : Combine::Sum;
-  auto dims = ints(find_arg(node, "dim", 1));
-  if (dims.empty()) return 0;  // all dimensions: not one value per row
-  for (auto& d : dims) d = d < 0 ? d + static_cast<std::int64_t>(rank) : d;
-  std::sort(dims.begin(), dims.end());
-  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  const auto dims = reduced_dims(node, rank);
   for (std::size_t i = 0; i < dims.size(); ++i)
     if (dims[i] != static_cast<std::int64_t>(rank - dims.size() + i)) return 0;
-  return dims.size() < rank ? dims.size() : 0;
+  return dims.size() < rank ? dims.size() : 0;  // all dimensions: not one value per row
 }
 
 // The piece `tensor` of `rows` rows and `width` columns: a reduction to one value per (row, channel)
@@ -133,11 +127,15 @@ Piece read_piece(const GroupContext& ctx, const PointwiseEmitter& probe, const s
 bool CatLinearRule::applies_to(const GroupContext& ctx) {
   const GraphNode* g = ctx.anchor();
   if (!g || !is_gemm(*g)) return false;
-  const NodeArg* a = find_arg(*g, op_name(*g) == "addmm.default" ? "mat1" : op_name(*g) == "mm.default" ? "self" : "input",
-                              op_name(*g) == "addmm.default" ? 1 : 0);
-  if (!a || a->tensor.empty()) return false;
-  const GraphNode* cat = producer_in_group(ctx, a->tensor);
-  return cat && op_name(*cat) == "cat.default";
+  PointwiseEmitter probe(ctx.graph, ctx.group);
+  std::string a;
+  try {
+    a = GemmShape::read(*g, probe).a;
+  } catch (const UnsupportedGroup&) {
+    return false;  // the GEMM rules say why
+  }
+  const GraphNode* cat = producer_in_group(ctx, a);
+  return cat && aten_op(*cat) == "cat.default";
 }
 
 RuleOutput CatLinearRule::generate(const GroupContext& ctx) {

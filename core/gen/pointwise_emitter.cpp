@@ -62,6 +62,21 @@ const NodeArg* find_arg(const GraphNode& node, const std::string& name, int posi
   return nullptr;
 }
 
+std::string aten_op(const GraphNode& node) { return strip_aten(node.target); }
+
+std::vector<std::int64_t> reduced_dims(const GraphNode& n, std::size_t rank) {
+  const NodeArg* d = find_arg(n, "dim", 1);
+  std::vector<std::int64_t> dims;
+  if (d && d->constant.is_number()) dims = {d->constant.get<std::int64_t>()};
+  if (d && d->constant.is_array()) dims = d->constant.get<std::vector<std::int64_t>>();
+  if (dims.empty())
+    for (std::size_t i = 0; i < rank; ++i) dims.push_back(static_cast<std::int64_t>(i));
+  for (auto& x : dims) x = x < 0 ? x + static_cast<std::int64_t>(rank) : x;
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
 std::int64_t numel(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
   for (auto s : shape) n *= s;

@@ -134,6 +134,11 @@ class PointwiseEmitter {
 
 // Helpers shared by the rules.
 const NodeArg* find_arg(const GraphNode& node, const std::string& name, int position = -1);
+// The node's ATen op without its namespace: "mean.dim" for "aten.mean.dim".
+std::string aten_op(const GraphNode& node);
+// The dimensions a reduction (sum, mean, amax, ...) reduces, from its "dim" argument: non-negative,
+// sorted, each once; all of them when none are named.
+std::vector<std::int64_t> reduced_dims(const GraphNode& node, std::size_t rank);
 std::int64_t numel(const std::vector<std::int64_t>& shape);
 // Row-major strides of a tensor of `shape` laid out contiguously.
 std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape);

@@ -32,10 +32,6 @@ struct RowSpec {
   std::int64_t groups = 1, channels = 1, spatial = 1;  // group norm
 };
 
-std::string op_name(const GraphNode& n) {
-  return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target;
-}
-
 std::int64_t last_dims_reduced(const GraphNode& n, const std::vector<std::int64_t>& shape, const char* name,
                                int pos) {
   const NodeArg* d = find_arg(n, name, pos);
@@ -60,7 +56,7 @@ std::int64_t last_dims_reduced(const GraphNode& n, const std::vector<std::int64_
 
 RowSpec read_spec(const GraphNode& a, PointwiseEmitter& e) {
   RowSpec s{};
-  std::string op = op_name(a);
+  std::string op = aten_op(a);
   const NodeArg* in = find_arg(a, "self", 0);
   if (!in) in = find_arg(a, "input", 0);
   if (!in || in->tensor.empty()) throw UnsupportedGroup(a.target + " without a tensor input");

@@ -55,8 +55,6 @@ struct Window {
   std::string index;  // a C expression of the loop variables
 };
 
-std::string op_name(const GraphNode& n) { return n.target.rfind("aten.", 0) == 0 ? n.target.substr(5) : n.target; }
-
 const std::set<std::string>& pooling_ops() {
   static const std::set<std::string> ops = {
       "max_pool2d.default",          "max_pool3d.default",          "avg_pool2d.default",
@@ -88,23 +86,9 @@ bool bool_arg(const GraphNode& n, const char* name, int pos, bool fallback) {
   return a && a->constant.is_boolean() ? a->constant.get<bool>() : fallback;
 }
 
-// The reduced dimensions of a reduction (sorted, non-negative); all of them when none are named.
-std::vector<std::int64_t> reduced_dims(const GraphNode& n, std::size_t rank) {
-  const NodeArg* d = find_arg(n, "dim", 1);
-  std::vector<std::int64_t> dims;
-  if (d && d->constant.is_number()) dims = {d->constant.get<std::int64_t>()};
-  if (d && d->constant.is_array()) dims = d->constant.get<std::vector<std::int64_t>>();
-  if (dims.empty())
-    for (std::size_t i = 0; i < rank; ++i) dims.push_back(static_cast<std::int64_t>(i));
-  for (auto& x : dims) x = x < 0 ? x + static_cast<std::int64_t>(rank) : x;
-  std::sort(dims.begin(), dims.end());
-  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-  return dims;
-}
-
 Window reduction_window(const GraphNode& a, const std::vector<std::int64_t>& in, const std::vector<std::string>& out) {
   Window w;
-  w.op = op_name(a);
+  w.op = aten_op(a);
   w.combine = w.op == "sum.dim_IntList" ? Combine::Sum
               : w.op == "mean.dim"      ? Combine::Mean
               : (w.op == "amax.default" || w.op == "max.dim" || w.op == "argmax.default") ? Combine::Max
@@ -140,7 +124,7 @@ Window reduction_window(const GraphNode& a, const std::vector<std::int64_t>& in,
 // Pooling over the last k dimensions; the leading ones (batch, channels) pass through.
 Window pooling_window(const GraphNode& a, const std::vector<std::int64_t>& in, const std::vector<std::string>& out) {
   Window w;
-  w.op = op_name(a);
+  w.op = aten_op(a);
   const std::size_t k = w.op.find("3d") != std::string::npos ? 3 : 2;
   if (in.size() < k + 1 || out.size() != in.size())
     throw UnsupportedGroup(fmt::format("{} on a tensor of {} dimensions", a.target, in.size()));
@@ -214,19 +198,19 @@ Window pooling_window(const GraphNode& a, const std::vector<std::int64_t>& in, c
 }  // namespace
 
 bool WindowReduceRule::applies_to(const GraphNode& node) {
-  const std::string op = op_name(node);
+  const std::string op = aten_op(node);
   return pooling_ops().count(op) > 0 || reduction_ops().count(op) > 0;
 }
 
 std::string WindowReduceRule::positions_output(const GraphNode& node) {
-  const std::string op = op_name(node);
+  const std::string op = aten_op(node);
   if ((op == "argmax.default" || op == "argmin.default") && !node.outputs.empty()) return node.outputs[0].name;
   if ((op == "min.dim" || op == "max.dim") && node.outputs.size() > 1) return node.outputs[1].name;
   return "";
 }
 
 RuleOutput WindowReduceRule::generate(const GroupContext& ctx, const GraphNode& a) {
-  const std::string op = op_name(a);
+  const std::string op = aten_op(a);
   const NodeArg* in_arg = find_arg(a, "self", 0);
   if (!in_arg || in_arg->tensor.empty()) throw UnsupportedGroup(a.target + " without a tensor input");
   PointwiseEmitter probe(ctx.graph, ctx.group);
