@@ -20,7 +20,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=30, help="cold samples per variant")
     parser.add_argument("--rounds", type=int, default=20, help="wall samples per variant")
-    parser.add_argument("--per-round", type=int, default=10, help="calls per wall sample")
+    parser.add_argument("--per-round", type=int, default=0,
+                        help="calls per wall sample (default: at least 10 and about 10 ms, as nova check-package)")
     parser.add_argument("--tf32", action="store_true", help="allow TF32 in matmuls and convolutions")
     parser.add_argument("--json", help="write the samples and ratios to this file")
     args = parser.parse_args()
@@ -54,10 +55,14 @@ def main():
         for fn in variants.values():
             _stats.warm_up(fn)
         cold = _stats.event_times(variants, args.calls, _stats.l2_flush())
-        wall = _stats.wall_times(variants, args.rounds, args.per_round)
+        slowest = max(_stats.summarize(v)["median"] for v in cold.values())
+        per_round = args.per_round or _stats.wall_round_calls(slowest)
+        wall = _stats.wall_times(variants, args.rounds, per_round)
 
     print(f"{MANIFEST['model_file']}: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"TF32 {'on' if args.tf32 else 'off'}")
+    print(f"cold: {args.calls} calls a variant, L2 flushed before each; wall: {args.rounds} rounds of {per_round} "
+          "back-to-back calls; interleaved")
     print(f"{'variant':<20} {'cold us':>10} {'wall us':>10}")
     for name in variants:
         print(f"{name:<20} {_stats.summarize(cold[name])['median']:>10.1f} {_stats.summarize(wall[name])['median']:>10.1f}")

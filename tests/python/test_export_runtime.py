@@ -321,6 +321,14 @@ def test_the_ratio_interval_brackets_the_ratio_and_is_seeded(transformer):
     assert stats.summarize([3, 1, 2])["median"] == 2
 
 
+def test_the_packages_wall_rounds_are_the_checks(transformer):
+    from nova_worker import model_check
+    stats = importlib.import_module(transformer[0].__name__ + "._stats")
+    for slowest in (0.0, 12.0, 100.0, 333.0, 1400.0, 50000.0):
+        assert stats.wall_round_calls(slowest) == model_check.wall_round_calls(slowest)
+    assert stats.wall_round_calls(1400.0) == 10
+
+
 def _run_in(folder, code, pythonpath):
     import subprocess
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

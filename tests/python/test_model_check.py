@@ -196,3 +196,10 @@ def test_each_groups_nodes_run_inside_a_profiler_range_named_after_the_group(tmp
         return ranges[e.name] if e is not None else None
     assert owner_of("aten::linear") == 5
     assert owner_of("aten::relu") == 7
+
+
+def test_a_wall_round_is_at_least_ten_calls_and_about_ten_ms():
+    assert model_check.wall_round_calls(1400.0) == 10   # mlp_block: 3 calls a round before session 33
+    assert model_check.wall_round_calls(100.0) == 100
+    assert model_check.wall_round_calls(12.0) == 200    # at most 200
+    assert model_check.wall_round_calls(0.0) == 200

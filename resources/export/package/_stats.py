@@ -95,6 +95,12 @@ def event_times(variants, calls, flush=None):
     return {n: [s.elapsed_time(e) * 1e3 for s, e in events[n]] for n in names}
 
 
+def wall_round_calls(slowest_us):
+    """Calls in one wall round: at least 10 and about 10 ms of the slowest variant, so that the first
+    call's wait on the host and the closing sync are a small part of each sample (as nova check-package)."""
+    return max(10, min(200, int(10000 / max(slowest_us, 1.0))))
+
+
 def wall_times(variants, rounds, per_round):
     """Back-to-back host time per call in microseconds: `rounds` samples per variant, interleaved."""
     out = {n: [] for n in variants}

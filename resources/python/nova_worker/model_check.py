@@ -109,6 +109,14 @@ def validate_model(problem, pkg, trials, seed, match_eager, device, progress):
     return out
 
 
+def wall_round_calls(slowest_us):
+    """Calls in one wall round: at least 10 and about 10 ms of the slowest variant. The first call of a
+    round waits on the host (its launches reach an idle GPU) and the round ends on a sync, so with a few
+    calls a round (3 for a model of 1.4 ms, as before session 33) a third of each sample was that ramp
+    rather than calls back to back, and the variant with the longer host path lost by it."""
+    return max(10, min(200, int(10000 / max(slowest_us, 1.0))))
+
+
 @torch.no_grad()
 def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, progress):
     """Raw cold/wall samples of the four variants, interleaved; returns the benchmark part. Autograd is
@@ -152,7 +160,7 @@ def bench_model(problem, pkg, seed, modes, l2_flush, min_calls, min_ms, device, 
         progress("timing the whole model (cold)", 0.6)
         record("cold", "gpu_us", _event_times(variants, calls, flush=flush, lead_cycles=lead_cycles))
     flush.release()
-    per_round = max(3, min(100, int(2000 / max(slowest_us, 1.0))))
+    per_round = wall_round_calls(slowest_us)
     if "wall" in modes:
         progress("timing the whole model (wall)", 0.85)
         record("wall", "wall_us", _wall_times(variants, 30, per_round))
