@@ -66,7 +66,9 @@ def main():
     print(f"{'variant':<20} {'cold us':>10} {'wall us':>10}")
     for name in variants:
         print(f"{name:<20} {_stats.summarize(cold[name])['median']:>10.1f} {_stats.summarize(wall[name])['median']:>10.1f}")
-    result = {"cold": cold, "wall": wall, "ratios": {}}
+    result = {"cold": cold, "wall": wall, "ratios": {},
+              "method": {"cold_calls": args.calls, "wall_rounds": args.rounds, "wall_calls_per_round": per_round,
+                         "tf32": args.tf32}}
     for name in ("optimized", "optimized+compile"):
         for baseline in ("eager", "compile"):
             for mode, samples in (("cold", cold), ("wall", wall)):
