@@ -676,6 +676,15 @@ TEST(RecordedSelections, H100Session26BatchedAndTransposedProductsShipOnTensorCo
 
 // A group a recorded run ships with `rule`, faster than eager beyond both intervals' low ends; and, where
 // `then` names an earlier run, faster cold than it was there, beyond both intervals.
+// A recorded group's outcome, and a fragment of its reason (the measured figures or the generator's words).
+void expect_recorded_outcome(const std::filesystem::path& file, int group, GroupOutcome outcome,
+                             const std::string& reason_fragment) {
+  SCOPED_TRACE(fmt::format("{} group {}", file.filename().string(), group));
+  const GroupSelection g = recorded_group(file, group);
+  EXPECT_EQ(g.outcome, outcome);
+  EXPECT_NE(g.reason.find(reason_fragment), std::string::npos) << g.reason;
+}
+
 struct RecordedShip {
   std::string model;
   int group;
@@ -762,9 +771,7 @@ TEST(RecordedSelections, H100Session28TransposedDepthwiseBatchNormIndicesAndRows
   EXPECT_GT(recorded_group(dir / "conv_transpose2d_maxpool_hardtanh.json", 0).cold_interval->low,
             library.cold_interval->high);
   // argmax: generated and measured now, and kept eager as slower (cold).
-  const GroupSelection argmax = recorded_group(dir / "reductions_any_dim.json", 4);
-  EXPECT_EQ(argmax.outcome, GroupOutcome::slower);
-  EXPECT_NE(argmax.reason.find("declined: slower than eager"), std::string::npos) << argmax.reason;
+  expect_recorded_outcome(dir / "reductions_any_dim.json", 4, GroupOutcome::slower, "declined: slower than eager");
   // The run's two benchmark failures were the truncated reference file, not the kernels.
   EXPECT_NE(test::read_text(dir / "optimize.txt").find("group0.reference.py: no get_inputs()"), std::string::npos);
   // Intake: the first model on the fresh box under 10 s, every later one under 1 s.
@@ -782,9 +789,7 @@ TEST(RecordedSelections, H100Session29EveryCoverageModelWithABlockPerResultForLo
   const auto dir = test::fixtures_dir() / "optimize" / "h100_session29_coverage";
   const auto s28 = test::fixtures_dir() / "optimize" / "h100_session28_coverage";
   expect_coverage(dir, 17, 39, 46, 43);
-  const GroupSelection before = recorded_group(s28 / "reductions_any_dim.json", 3);
-  EXPECT_EQ(before.outcome, GroupOutcome::slower);
-  EXPECT_NE(before.reason.find("(cold 0.10x [0.10x, 0.10x]"), std::string::npos) << before.reason;
+  expect_recorded_outcome(s28 / "reductions_any_dim.json", 3, GroupOutcome::slower, "(cold 0.10x [0.10x, 0.10x]");
   for (const auto& x : std::vector<RecordedShip>{{"reductions_any_dim", 3, "window_reduce", 2.8, 1.9},
                                             {"conv_transpose2d_maxpool_hardtanh", 0, "conv_transpose2d_tf32x3", 1.8, 1.8},
                                             {"conv_transpose3d_avgpool_gelu", 0, "conv_transpose3d_tf32x3", 1.5, 1.5},
@@ -865,10 +870,8 @@ TEST(RecordedSelections, H100Session30TheWholeKGemmShipsInColdAndWallAndArgmaxSp
             std::string::npos);
   EXPECT_EQ(recorded_group(s29 / "reductions_any_dim.json", 4).outcome, GroupOutcome::slower);
   expect_ships(dir, {"reductions_any_dim", 4, "window_reduce", 1.45, 1.05});
-  const GroupSelection sum = recorded_group(dir / "reductions_any_dim.json", 1);
-  EXPECT_EQ(sum.outcome, GroupOutcome::tie);
-  EXPECT_NE(sum.reason.find("(cold 1.21x [1.21x, 1.22x], wall 1.03x [0.99x, 1.06x]; 95% intervals); a tie is not a win"),
-            std::string::npos) << sum.reason;
+  expect_recorded_outcome(dir / "reductions_any_dim.json", 1, GroupOutcome::tie,
+                          "(cold 1.21x [1.21x, 1.22x], wall 1.03x [0.99x, 1.06x]; 95% intervals); a tie is not a win");
   expect_no_recorded_failures(dir);
 }
 
@@ -894,10 +897,8 @@ TEST(RecordedSelections, H100Session30FourResultsALaneShipsMinOverTheHeightAndTh
   EXPECT_EQ(recorded_group(dir / "reductions_any_dim.json", 1).outcome, GroupOutcome::tie);
   EXPECT_EQ(recorded_group(dir / "reductions_any_dim.json", 4).outcome, GroupOutcome::tie);
   // The counter: generated, validated exactly, benchmarked, kept eager with the measured reason.
-  const GroupSelection counter = recorded_group(dir / "conv3d_batchnorm_mish.json", 1);
-  EXPECT_EQ(counter.outcome, GroupOutcome::slower);
-  EXPECT_NE(counter.reason.find("(cold 1.04x [1.04x, 1.05x], wall 0.88x [0.85x, 0.92x]"), std::string::npos)
-      << counter.reason;
+  expect_recorded_outcome(dir / "conv3d_batchnorm_mish.json", 1, GroupOutcome::slower,
+                          "(cold 1.04x [1.04x, 1.05x], wall 0.88x [0.85x, 0.92x]");
   EXPECT_NE(table.find("1     v2    pointwise_int64         pass"), std::string::npos);
   for (const int group : {0, 3}) expect_ships(dir, {"linear_softmax_sum", group, "gemm_tf32x3_whole_k", 1.3, 1.3});
   expect_no_recorded_failures(dir);
@@ -918,9 +919,8 @@ TEST(RecordedSelections, H100Session32EveryCoverageModelWithTheHeadOverAConcaten
   const auto dir = test::fixtures_dir() / "optimize" / "h100_session32_coverage";
   const auto s29 = test::fixtures_dir() / "optimize" / "h100_session29_coverage";
   expect_coverage(dir, 17, 43, 46, 45);
-  const GroupSelection before = recorded_group(s29 / "adaptive_global_pool.json", 3);
-  EXPECT_EQ(before.outcome, GroupOutcome::not_generated);
-  EXPECT_NE(before.reason.find("no builtin rule for aten.cat.default"), std::string::npos) << before.reason;
+  expect_recorded_outcome(s29 / "adaptive_global_pool.json", 3, GroupOutcome::not_generated,
+                          "no builtin rule for aten.cat.default");
   expect_ships(dir, {"adaptive_global_pool", 3, "cat_linear", 3.7, 2.0});
   const std::string table = test::read_text(dir / "optimize.txt");
   EXPECT_NE(table.find("3     v5    cat_linear              pass        0.42      3.77x"), std::string::npos);
